@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Installs everything qcm needs to build and test, on Debian 12 (bookworm) or later.
+# Idempotent: a second run installs nothing new and fetches nothing new.
+#
+#   * Debian packages (apt-get, as root): compiler, CMake, Ninja, Qt 6 (Core, Network, Test,
+#     HttpServer and its WebSockets dependency), yaml-cpp, Google Benchmark, promtool
+#     (package prometheus), clang-format, python3.
+#   * Go modules (through the Go module proxy) for the test peers: client-go for the
+#     conformance driver and the benchmarks. Go itself must already be installed
+#     (https://go.dev/doc/install); Debian's golang package is too old for client-go.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+
+packages=(
+    build-essential cmake ninja-build pkg-config python3
+    qt6-base-dev qt6-httpserver-dev qt6-websockets-dev
+    libyaml-cpp-dev libbenchmark-dev prometheus clang-format
+)
+
+missing=()
+for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+    echo "setup: installing Debian packages: ${missing[*]}"
+    sudo=""
+    [[ $(id -u) -eq 0 ]] || sudo="sudo"
+    export DEBIAN_FRONTEND=noninteractive
+    $sudo apt-get update -qq
+    $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+else
+    echo "setup: Debian packages present"
+fi
+
+if ! command -v go >/dev/null 2>&1; then
+    for candidate in /usr/local/go/bin /usr/lib/go/bin; do
+        [[ -x $candidate/go ]] && export PATH="$candidate:$PATH" && break
+    done
+fi
+if ! command -v go >/dev/null 2>&1; then
+    echo "setup: Go is not installed; the client-go peers need Go >= 1.24 (https://go.dev/doc/install)" >&2
+    exit 1
+fi
+
+for module in tests/conformance/go tests/bench/go; do
+    if [[ -f $here/$module/go.mod ]]; then
+        echo "setup: Go modules for $module"
+        (cd "$here/$module" && go mod download && go build -o /dev/null ./...)
+    fi
+done
+echo "setup: done"

@@ -1,0 +1,235 @@
+// Queue: a work queue of keys (client-go's workqueue.Typed[T]).
+//
+// Guarantees, as in client-go:
+//   * Fair: items are handed out in the order they were added.
+//   * Stingy: an item added many times before it is processed is processed once.
+//   * Never concurrent: an item is never handed to two workers at once. If it is added while
+//     being processed, it is queued again only when done() is called for it.
+// State is a queue (the order), a dirty set (needs processing) and a processing set.
+// Invariant: every item in the queue is dirty and not processing.
+//
+// T needs qHash() and operator==; QString keys ("namespace/name") are the common case.
+//
+// Thread safety: every method is safe from any thread. get() and shutDownWithDrain() block.
+#pragma once
+
+#include <qcm/workqueue/queuemetrics.h>
+
+#include <QtCore/QHash>
+
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <optional>
+
+namespace qcm::workqueue {
+
+template<typename T>
+class Queue
+{
+public:
+    explicit Queue(const QueueConfig &config = {});
+    virtual ~Queue();
+    Q_DISABLE_COPY_MOVE(Queue)
+
+    // Marks `item` as needing processing. Does nothing after shutdown or if it is already
+    // dirty. An item being processed is queued again when done() is called for it.
+    void add(const T &item);
+    // The number of queued items; items being processed are not counted.
+    int len() const;
+    // Blocks until an item can be processed, and returns it. Returns nothing once the queue
+    // is shutting down and empty: items queued before shutDown() are still handed out.
+    // Every item returned must be given back with done().
+    std::optional<T> get();
+    // Marks `item` as processed. If it was added again meanwhile, it is queued again.
+    void done(const T &item);
+    // Makes get() return nothing once the queue is empty, and ignores later adds.
+    virtual void shutDown();
+    // shutDown(), then waits until every item handed out has been given back with done().
+    // Queued items that nobody took are not waited for. Blocks forever if done() is never
+    // called, unless shutDown() is called meanwhile.
+    virtual void shutDownWithDrain();
+    bool shuttingDown() const;
+
+protected:
+    Clock *clock() const { return m_clock; }
+
+private:
+    enum : quint8 { Dirty = 1, Processing = 2 };
+    static constexpr Duration UnfinishedWorkUpdatePeriod = std::chrono::milliseconds(500);
+
+    void startShutdown(bool drain);
+    void updateUnfinishedWork();
+
+    mutable std::mutex m_mutex;
+    std::condition_variable m_cond;
+    std::deque<T> m_queue; // the order; guarded by m_mutex
+    QHash<T, quint8> m_state; // dirty and processing flags per item; guarded by m_mutex
+    qsizetype m_processing = 0; // items with the Processing flag; guarded by m_mutex
+    int m_waiters = 0; // threads blocked in get() or in a drain; guarded by m_mutex
+    bool m_shuttingDown = false; // guarded by m_mutex
+    bool m_drain = false; // guarded by m_mutex
+    Clock *m_clock;
+    std::unique_ptr<detail::QueueMetrics<T>> m_metrics; // null: no metrics; guarded by m_mutex
+    std::unique_ptr<Timer> m_metricsTimer;
+};
+
+template<typename T>
+Queue<T>::Queue(const QueueConfig &config) : m_clock(config.clock ? config.clock : Clock::system())
+{
+    if (MetricsProvider *provider = effectiveProvider(config)) {
+        m_metrics = std::make_unique<detail::QueueMetrics<T>>(provider, config.name, m_clock);
+        m_metricsTimer = m_clock->newTimer([this] { updateUnfinishedWork(); });
+        m_metricsTimer->reset(m_clock->now() + UnfinishedWorkUpdatePeriod);
+    }
+}
+
+template<typename T>
+Queue<T>::~Queue()
+{
+    {
+        std::lock_guard lock(m_mutex);
+        m_shuttingDown = true;
+    }
+    if (m_metricsTimer)
+        m_metricsTimer->stop();
+}
+
+template<typename T>
+void Queue<T>::add(const T &item)
+{
+    std::unique_lock lock(m_mutex);
+    if (m_shuttingDown)
+        return;
+    auto it = m_state.find(item);
+    if (it != m_state.end() && (*it & Dirty))
+        return;
+    if (m_metrics)
+        m_metrics->add(item);
+    if (it == m_state.end()) {
+        m_state.insert(item, Dirty);
+    } else {
+        *it |= Dirty;
+        if (*it & Processing)
+            return;
+    }
+    m_queue.push_back(item);
+    const bool wake = m_waiters > 0;
+    lock.unlock();
+    if (wake)
+        m_cond.notify_one();
+}
+
+template<typename T>
+int Queue<T>::len() const
+{
+    std::lock_guard lock(m_mutex);
+    return int(m_queue.size());
+}
+
+template<typename T>
+std::optional<T> Queue<T>::get()
+{
+    std::unique_lock lock(m_mutex);
+    while (m_queue.empty() && !m_shuttingDown) {
+        ++m_waiters;
+        m_cond.wait(lock);
+        --m_waiters;
+    }
+    if (m_queue.empty())
+        return std::nullopt; // shutting down
+    std::optional<T> item(std::move(m_queue.front()));
+    m_queue.pop_front();
+    if (m_metrics)
+        m_metrics->get(*item);
+    // Normally the item is dirty and not processing. After a misused done() (client-go
+    // queues the item twice then) it may be neither, or already processing.
+    quint8 &state = m_state[*item];
+    if (!(state & Processing))
+        ++m_processing;
+    state = Processing;
+    return item;
+}
+
+template<typename T>
+void Queue<T>::done(const T &item)
+{
+    std::unique_lock lock(m_mutex);
+    if (m_metrics)
+        m_metrics->done(item);
+    auto it = m_state.find(item);
+    bool wake = false;
+    bool wakeAll = false;
+    if (it != m_state.end()) {
+        if (*it & Processing) {
+            *it &= ~Processing;
+            --m_processing;
+        }
+        if (*it & Dirty) {
+            m_queue.push_back(item);
+            wake = m_waiters > 0;
+        } else {
+            m_state.erase(it);
+        }
+    }
+    if (m_processing == 0 && m_drain)
+        wakeAll = true;
+    lock.unlock();
+    if (wakeAll)
+        m_cond.notify_all();
+    else if (wake)
+        m_cond.notify_one();
+}
+
+template<typename T>
+void Queue<T>::startShutdown(bool drain)
+{
+    std::unique_lock lock(m_mutex);
+    m_drain = drain;
+    m_shuttingDown = true;
+    m_cond.notify_all();
+    if (drain) {
+        ++m_waiters;
+        m_cond.wait(lock, [this] { return m_processing == 0 || !m_drain; });
+        --m_waiters;
+    }
+}
+
+template<typename T>
+void Queue<T>::shutDown()
+{
+    startShutdown(false);
+    if (m_metricsTimer)
+        m_metricsTimer->stop();
+}
+
+template<typename T>
+void Queue<T>::shutDownWithDrain()
+{
+    {
+        std::lock_guard lock(m_mutex);
+        m_shuttingDown = true; // stops the metrics timer from re-arming
+    }
+    if (m_metricsTimer)
+        m_metricsTimer->stop();
+    startShutdown(true);
+}
+
+template<typename T>
+bool Queue<T>::shuttingDown() const
+{
+    std::lock_guard lock(m_mutex);
+    return m_shuttingDown;
+}
+
+template<typename T>
+void Queue<T>::updateUnfinishedWork()
+{
+    std::lock_guard lock(m_mutex);
+    if (m_shuttingDown)
+        return;
+    m_metrics->updateUnfinishedWork();
+    m_metricsTimer->reset(m_clock->now() + UnfinishedWorkUpdatePeriod);
+}
+
+} // namespace qcm::workqueue
