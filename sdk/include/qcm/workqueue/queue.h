@@ -13,11 +13,11 @@
 // Thread safety: every method is safe from any thread. get() and shutDownWithDrain() block.
 #pragma once
 
+#include <qcm/detail/mutex.h>
 #include <qcm/workqueue/queuemetrics.h>
 
 #include <QtCore/QHash>
 
-#include <condition_variable>
 #include <deque>
 #include <mutex>
 #include <optional>
@@ -61,8 +61,8 @@ private:
     void startShutdown(bool drain);
     void updateUnfinishedWork();
 
-    mutable std::mutex m_mutex;
-    std::condition_variable m_cond;
+    mutable qcm::detail::Mutex m_mutex;
+    qcm::detail::WaitQueue m_cond;
     std::deque<T> m_queue; // the order; guarded by m_mutex
     QHash<T, quint8> m_state; // dirty and processing flags per item; guarded by m_mutex
     qsizetype m_processing = 0; // items with the Processing flag; guarded by m_mutex
@@ -101,23 +101,19 @@ void Queue<T>::add(const T &item)
     std::unique_lock lock(m_mutex);
     if (m_shuttingDown)
         return;
-    auto it = m_state.find(item);
-    if (it != m_state.end() && (*it & Dirty))
+    quint8 &state = m_state[item]; // one lookup: finds or inserts
+    if (state & Dirty)
         return;
     if (m_metrics)
         m_metrics->add(item);
-    if (it == m_state.end()) {
-        m_state.insert(item, Dirty);
-    } else {
-        *it |= Dirty;
-        if (*it & Processing)
-            return;
-    }
+    state |= Dirty;
+    if (state & Processing)
+        return;
     m_queue.push_back(item);
     const bool wake = m_waiters > 0;
     lock.unlock();
     if (wake)
-        m_cond.notify_one();
+        m_cond.notifyOne();
 }
 
 template<typename T>
@@ -176,9 +172,9 @@ void Queue<T>::done(const T &item)
         wakeAll = true;
     lock.unlock();
     if (wakeAll)
-        m_cond.notify_all();
+        m_cond.notifyAll();
     else if (wake)
-        m_cond.notify_one();
+        m_cond.notifyOne();
 }
 
 template<typename T>
@@ -187,10 +183,10 @@ void Queue<T>::startShutdown(bool drain)
     std::unique_lock lock(m_mutex);
     m_drain = drain;
     m_shuttingDown = true;
-    m_cond.notify_all();
-    if (drain) {
+    m_cond.notifyAll();
+    while (drain && m_processing != 0 && m_drain) {
         ++m_waiters;
-        m_cond.wait(lock, [this] { return m_processing == 0 || !m_drain; });
+        m_cond.wait(lock);
         --m_waiters;
     }
 }

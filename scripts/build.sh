@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Configures and builds one tree: scripts/build.sh <build-dir> [extra cmake arguments...]
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+dir="$1"
+shift
+cmake -S "$here" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
+cmake --build "$dir" --parallel "$(nproc)"

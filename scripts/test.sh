@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# The whole test suite, from a fresh clone on a fresh Debian machine:
+#   1. scripts/setup.sh installs the Debian packages and Go modules it needs;
+#   2. a ThreadSanitizer build runs the unit tests (the work-queue stress test among them),
+#      then an AddressSanitizer+UBSan build does the same;
+#   3. the release build runs every test: unit, conformance against client-go, and a quick
+#      pass of the benchmark runner. Its ctest summary is the last thing printed.
+# Build trees: build/ (release), build-tsan/, build-asan/. Set QCM_SKIP_SANITIZERS=1 to skip 2.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$here"
+export PATH="/usr/local/go/bin:$PATH"
+
+scripts/setup.sh
+
+if [[ ${QCM_SKIP_SANITIZERS:-0} != 1 ]]; then
+    for pair in tsan:thread asan:address; do
+        dir="build-${pair%%:*}"
+        sanitizer="${pair#*:}"
+        echo "== unit tests under the $sanitizer sanitizer ($dir)"
+        scripts/build.sh "$dir" -DQCM_SANITIZE="$sanitizer" -DQCM_BUILD_BENCHMARKS=OFF
+        # The sanitizer options (and TSan's suppressions for uninstrumented Qt) are set on
+        # each test by tests/CMakeLists.txt.
+        ctest --test-dir "$dir" -L unit --output-on-failure --timeout 900
+    done
+fi
+
+echo "== the whole suite (build)"
+scripts/build.sh build
+ctest --test-dir build --output-on-failure --timeout 900

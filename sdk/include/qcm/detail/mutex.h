@@ -1,0 +1,94 @@
+// Mutex: a futex-based lock that spins briefly before it sleeps (Linux only).
+//
+// The work queues take a lock on every add, get and done. glibc's default mutex puts a
+// contended thread to sleep at once, and each sleep is a context switch; Go's sync.Mutex
+// spins first. This lock does the same: an uncontended lock/unlock is two inlined atomic
+// operations, and a contended one spins for about a microsecond before it sleeps.
+// Meets the Lockable requirements, so std::lock_guard and std::unique_lock work with it.
+//
+// Not part of the plugin API: it may change without notice.
+// Thread safety: it is a mutex.
+#pragma once
+
+#include <qcm/global.h>
+
+#include <atomic>
+
+namespace qcm::detail {
+
+class QCM_SDK_EXPORT Mutex
+{
+public:
+    Mutex() = default;
+    Mutex(const Mutex &) = delete;
+    Mutex &operator=(const Mutex &) = delete;
+
+    void lock()
+    {
+        int expected = Unlocked;
+        if (!m_state.compare_exchange_strong(expected, Locked, std::memory_order_acquire))
+            lockSlow();
+    }
+
+    bool try_lock()
+    {
+        int expected = Unlocked;
+        return m_state.compare_exchange_strong(expected, Locked, std::memory_order_acquire);
+    }
+
+    void unlock()
+    {
+        if (m_state.exchange(Unlocked, std::memory_order_release) == Contended)
+            wakeOne();
+    }
+
+private:
+    enum : int { Unlocked = 0, Locked = 1, Contended = 2 };
+    void lockSlow();
+    void wakeOne();
+
+    std::atomic<int> m_state {Unlocked};
+};
+
+// WaitQueue: lets threads wait for a condition guarded by a Mutex (an "event count").
+//
+//     lock; while (!condition) waitQueue.wait(lock); ...        // waiter
+//     lock; make condition true; unlock; waitQueue.notifyOne(); // notifier
+//
+// wait() spins briefly before it sleeps; notify*() makes a system call only when a thread is
+// actually asleep. Spurious wake-ups are possible, so always wait in a loop.
+class QCM_SDK_EXPORT WaitQueue
+{
+public:
+    WaitQueue() = default;
+    WaitQueue(const WaitQueue &) = delete;
+    WaitQueue &operator=(const WaitQueue &) = delete;
+
+    // Unlocks `mutex`, waits for a notification, locks `mutex` again.
+    template<typename Lock>
+    void wait(Lock &lock)
+    {
+        const unsigned sequence = m_sequence.load(std::memory_order_relaxed);
+        lock.unlock();
+        waitFor(sequence);
+        lock.lock();
+    }
+
+    void notifyOne() { notify(1); }
+    void notifyAll() { notify(-1); }
+
+private:
+    void waitFor(unsigned sequence);
+    void notify(int count)
+    {
+        m_sequence.fetch_add(1, std::memory_order_seq_cst);
+        if (m_sleepers.load(std::memory_order_seq_cst) > 0)
+            wake(count);
+    }
+    void wake(int count);
+
+    std::atomic<unsigned> m_sequence {0};
+    std::atomic<int> m_sleepers {0};
+};
+
+} // namespace qcm::detail

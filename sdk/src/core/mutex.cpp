@@ -1,0 +1,74 @@
+#include <qcm/detail/mutex.h>
+
+#include <climits>
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define QCM_CPU_RELAX() _mm_pause()
+#elif defined(__aarch64__)
+#define QCM_CPU_RELAX() asm volatile("yield" ::: "memory")
+#else
+#define QCM_CPU_RELAX()                                                                            \
+    do {                                                                                           \
+    } while (0)
+#endif
+
+namespace qcm::detail {
+
+namespace {
+
+// A few microseconds at most (a pause is 10 to 140 cycles, depending on the CPU): long
+// enough to cover a short critical section on the other core, short enough not to waste a
+// time slice.
+constexpr int SpinIterations = 128;
+
+long futex(void *address, int op, int value)
+{
+    return syscall(SYS_futex, address, op, value, nullptr, nullptr, 0);
+}
+
+} // namespace
+
+void Mutex::lockSlow()
+{
+    for (int i = 0; i < SpinIterations; ++i) {
+        QCM_CPU_RELAX();
+        int expected = Unlocked;
+        if (m_state.load(std::memory_order_relaxed) == Unlocked
+            && m_state.compare_exchange_weak(expected, Locked, std::memory_order_acquire))
+            return;
+    }
+    // Mark the lock contended and sleep until it is released (Drepper, "Futexes are tricky").
+    while (m_state.exchange(Contended, std::memory_order_acquire) != Unlocked)
+        futex(&m_state, FUTEX_WAIT_PRIVATE, Contended);
+}
+
+void Mutex::wakeOne()
+{
+    futex(&m_state, FUTEX_WAKE_PRIVATE, 1);
+}
+
+void WaitQueue::waitFor(unsigned sequence)
+{
+    for (int i = 0; i < SpinIterations; ++i) {
+        if (m_sequence.load(std::memory_order_acquire) != sequence)
+            return;
+        QCM_CPU_RELAX();
+    }
+    m_sleepers.fetch_add(1, std::memory_order_seq_cst);
+    if (m_sequence.load(std::memory_order_seq_cst) == sequence)
+        futex(&m_sequence, FUTEX_WAIT_PRIVATE, int(sequence));
+    m_sleepers.fetch_sub(1, std::memory_order_relaxed);
+    // Pairs with notify()'s release increment.
+    (void)m_sequence.load(std::memory_order_acquire);
+}
+
+void WaitQueue::wake(int count)
+{
+    futex(&m_sequence, FUTEX_WAKE_PRIVATE, count < 0 ? INT_MAX : count);
+}
+
+} // namespace qcm::detail
