@@ -51,6 +51,11 @@ void Mutex::wakeOne()
     futex(&m_state, FUTEX_WAKE_PRIVATE, 1);
 }
 
+// m_sleepers counts threads that may be asleep. A waiter adds itself before it sleeps; a
+// waker removes one (or all) before it issues the wake, so each sleeper costs one wake system
+// call, not one per notification while it is being scheduled. A waiter that does not sleep
+// after all (the sequence moved on) stays counted until a later wake removes it: the count
+// can exceed the number of sleepers, never fall below it, so no wake is ever lost.
 void WaitQueue::waitFor(unsigned sequence)
 {
     for (int i = 0; i < SpinIterations; ++i) {
@@ -61,14 +66,23 @@ void WaitQueue::waitFor(unsigned sequence)
     m_sleepers.fetch_add(1, std::memory_order_seq_cst);
     if (m_sequence.load(std::memory_order_seq_cst) == sequence)
         futex(&m_sequence, FUTEX_WAIT_PRIVATE, int(sequence));
-    m_sleepers.fetch_sub(1, std::memory_order_relaxed);
-    // Pairs with notify()'s release increment.
+    // Pairs with notify()'s increment.
     (void)m_sequence.load(std::memory_order_acquire);
 }
 
 void WaitQueue::wake(int count)
 {
-    futex(&m_sequence, FUTEX_WAKE_PRIVATE, count < 0 ? INT_MAX : count);
+    if (count < 0) {
+        if (m_sleepers.exchange(0, std::memory_order_seq_cst) > 0)
+            futex(&m_sequence, FUTEX_WAKE_PRIVATE, INT_MAX);
+        return;
+    }
+    int sleepers = m_sleepers.load(std::memory_order_seq_cst);
+    do {
+        if (sleepers <= 0)
+            return;
+    } while (!m_sleepers.compare_exchange_weak(sleepers, sleepers - 1, std::memory_order_seq_cst));
+    futex(&m_sequence, FUTEX_WAKE_PRIVATE, 1);
 }
 
 } // namespace qcm::detail

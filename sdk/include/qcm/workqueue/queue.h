@@ -15,10 +15,8 @@
 
 #include <qcm/detail/mutex.h>
 #include <qcm/workqueue/queuemetrics.h>
+#include <qcm/workqueue/queuestate.h>
 
-#include <QtCore/QHash>
-
-#include <deque>
 #include <mutex>
 #include <optional>
 
@@ -55,7 +53,7 @@ protected:
     Clock *clock() const { return m_clock; }
 
 private:
-    enum : quint8 { Dirty = 1, Processing = 2 };
+    using State = detail::QueueState<T>;
     static constexpr Duration UnfinishedWorkUpdatePeriod = std::chrono::milliseconds(500);
 
     void startShutdown(bool drain);
@@ -63,8 +61,7 @@ private:
 
     mutable qcm::detail::Mutex m_mutex;
     qcm::detail::WaitQueue m_cond;
-    std::deque<T> m_queue; // the order; guarded by m_mutex
-    QHash<T, quint8> m_state; // dirty and processing flags per item; guarded by m_mutex
+    State m_state; // the dirty and processing sets, and the order; guarded by m_mutex
     qsizetype m_processing = 0; // items with the Processing flag; guarded by m_mutex
     int m_waiters = 0; // threads blocked in get() or in a drain; guarded by m_mutex
     bool m_shuttingDown = false; // guarded by m_mutex
@@ -98,18 +95,20 @@ Queue<T>::~Queue()
 template<typename T>
 void Queue<T>::add(const T &item)
 {
+    const size_t hash = State::hashOf(item); // outside the lock
     std::unique_lock lock(m_mutex);
     if (m_shuttingDown)
         return;
-    quint8 &state = m_state[item]; // one lookup: finds or inserts
-    if (state & Dirty)
+    const int e = m_state.findOrInsert(item, hash);
+    quint8 &flags = m_state.entry(e).flags;
+    if (flags & State::Dirty)
         return;
     if (m_metrics)
         m_metrics->add(item);
-    state |= Dirty;
-    if (state & Processing)
+    flags |= State::Dirty;
+    if (flags & State::Processing)
         return;
-    m_queue.push_back(item);
+    m_state.push(e);
     const bool wake = m_waiters > 0;
     lock.unlock();
     if (wake)
@@ -120,56 +119,56 @@ template<typename T>
 int Queue<T>::len() const
 {
     std::lock_guard lock(m_mutex);
-    return int(m_queue.size());
+    return int(m_state.queued());
 }
 
 template<typename T>
 std::optional<T> Queue<T>::get()
 {
     std::unique_lock lock(m_mutex);
-    while (m_queue.empty() && !m_shuttingDown) {
+    while (m_state.queued() == 0 && !m_shuttingDown) {
         ++m_waiters;
         m_cond.wait(lock);
         --m_waiters;
     }
-    if (m_queue.empty())
+    if (m_state.queued() == 0)
         return std::nullopt; // shutting down
-    std::optional<T> item(std::move(m_queue.front()));
-    m_queue.pop_front();
+    auto &entry = m_state.entry(m_state.pop());
+    std::optional<T> item(entry.item);
     if (m_metrics)
         m_metrics->get(*item);
     // Normally the item is dirty and not processing. After a misused done() (client-go
     // queues the item twice then) it may be neither, or already processing.
-    quint8 &state = m_state[*item];
-    if (!(state & Processing))
+    if (!(entry.flags & State::Processing))
         ++m_processing;
-    state = Processing;
+    entry.flags = State::Processing;
     return item;
 }
 
 template<typename T>
 void Queue<T>::done(const T &item)
 {
+    const size_t hash = State::hashOf(item); // outside the lock
     std::unique_lock lock(m_mutex);
     if (m_metrics)
         m_metrics->done(item);
-    auto it = m_state.find(item);
+    const int e = m_state.find(item, hash);
     bool wake = false;
-    bool wakeAll = false;
-    if (it != m_state.end()) {
-        if (*it & Processing) {
-            *it &= ~Processing;
+    std::optional<T> released; // destroyed after unlocking
+    if (e >= 0) {
+        auto &entry = m_state.entry(e);
+        if (entry.flags & State::Processing) {
+            entry.flags &= ~State::Processing;
             --m_processing;
         }
-        if (*it & Dirty) {
-            m_queue.push_back(item);
+        if (entry.flags & State::Dirty) {
+            m_state.push(e);
             wake = m_waiters > 0;
-        } else {
-            m_state.erase(it);
+        } else if (entry.queued == 0) {
+            released.emplace(m_state.erase(e));
         }
     }
-    if (m_processing == 0 && m_drain)
-        wakeAll = true;
+    const bool wakeAll = m_processing == 0 && m_drain;
     lock.unlock();
     if (wakeAll)
         m_cond.notifyAll();

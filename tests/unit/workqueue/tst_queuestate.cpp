@@ -1,0 +1,119 @@
+// QueueState: the open-addressing table and FIFO behind Queue, checked against a model.
+// A key type with a few distinct hashes forces long probe chains, so that backward-shift
+// deletion, wrap-around and growth are all exercised.
+#include <qcm/workqueue/queuestate.h>
+
+#include <QtTest/QtTest>
+
+#include <deque>
+#include <map>
+#include <random>
+
+using qcm::workqueue::detail::QueueState;
+
+namespace {
+
+struct Colliding
+{
+    int value;
+    bool operator==(const Colliding &other) const { return value == other.value; }
+};
+
+size_t qHash(const Colliding &key, size_t seed)
+{
+    Q_UNUSED(seed);
+    return size_t(key.value % 3) * 7 + 5; // three hashes for every key
+}
+
+} // namespace
+
+class tst_QueueState : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void againstModel_data();
+    void againstModel();
+    void fifoWrapsAndGrows();
+    void erasedItemIsHandedBack();
+};
+
+void tst_QueueState::againstModel_data()
+{
+    QTest::addColumn<bool>("colliding");
+    QTest::newRow("qHash") << false;
+    QTest::newRow("three hashes") << true;
+}
+
+void tst_QueueState::againstModel()
+{
+    QFETCH(bool, colliding);
+    QueueState<Colliding> state;
+    std::map<int, int> model; // key -> entry
+    std::mt19937 rng(1);
+    auto hashOf = [&](int k) {
+        return colliding ? qHash(Colliding {k}, 0) : qHash(k, QHashSeed::globalSeed());
+    };
+    for (int step = 0; step < 20000; ++step) {
+        const int k = int(rng() % 300);
+        if (rng() % 2) {
+            const int e = state.findOrInsert(Colliding {k}, hashOf(k));
+            if (auto it = model.find(k); it != model.end())
+                QCOMPARE(e, it->second);
+            model[k] = e;
+            QCOMPARE(state.entry(e).item.value, k);
+        } else {
+            const int e = state.find(Colliding {k}, hashOf(k));
+            auto it = model.find(k);
+            QCOMPARE(e, it == model.end() ? -1 : it->second);
+            if (e >= 0) {
+                QCOMPARE(state.erase(e).value, k);
+                model.erase(it);
+            }
+        }
+        QCOMPARE(state.entries(), model.size());
+    }
+    for (const auto &[k, e] : model)
+        QCOMPARE(state.find(Colliding {k}, hashOf(k)), e);
+}
+
+void tst_QueueState::fifoWrapsAndGrows()
+{
+    QueueState<int> state;
+    std::deque<int> model;
+    std::mt19937 rng(2);
+    for (int step = 0; step < 5000; ++step) {
+        if (model.empty() || rng() % 3) {
+            const int k = int(rng() % 50);
+            const int e = state.findOrInsert(k, qHash(k, 0));
+            state.push(e);
+            model.push_back(e);
+        } else {
+            QCOMPARE(state.pop(), model.front());
+            model.pop_front();
+        }
+        QCOMPARE(state.queued(), model.size());
+    }
+    // Every entry knows how many times it is queued.
+    std::map<int, int> counts;
+    for (int e : model)
+        ++counts[e];
+    for (const auto &[e, n] : counts)
+        QCOMPARE(state.entry(e).queued, n);
+}
+
+void tst_QueueState::erasedItemIsHandedBack()
+{
+    QueueState<QString> state;
+    const QString key = QStringLiteral("ns/name");
+    const int e = state.findOrInsert(key, QueueState<QString>::hashOf(key));
+    QVERIFY(!key.isDetached()); // shared with the table
+    const QString released = state.erase(e);
+    QCOMPARE(released, key);
+    QCOMPARE(state.find(key, QueueState<QString>::hashOf(key)), -1);
+    // The free entry is reused.
+    QCOMPARE(state.findOrInsert(QStringLiteral("other"), 1), e);
+}
+
+QTEST_GUILESS_MAIN(tst_QueueState)
+#include "tst_queuestate.moc"
