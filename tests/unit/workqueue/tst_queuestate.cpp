@@ -1,4 +1,5 @@
-// QueueState: the open-addressing table and FIFO behind Queue, checked against a model.
+// QueueState and ItemTable: the open-addressing table and FIFO behind the queues, checked
+// against a model.
 // A key type with a few distinct hashes forces long probe chains, so that backward-shift
 // deletion, wrap-around and growth are all exercised.
 #include <qcm/workqueue/queuestate.h>
@@ -71,7 +72,7 @@ void tst_QueueState::againstModel()
                 model.erase(it);
             }
         }
-        QCOMPARE(state.entries(), model.size());
+        QCOMPARE(state.size(), model.size());
     }
     for (const auto &[k, e] : model)
         QCOMPARE(state.find(Colliding {k}, hashOf(k)), e);
@@ -99,7 +100,7 @@ void tst_QueueState::fifoWrapsAndGrows()
     for (int e : model)
         ++counts[e];
     for (const auto &[e, n] : counts)
-        QCOMPARE(state.entry(e).queued, n);
+        QCOMPARE(state.flags(e).queued, n);
 }
 
 void tst_QueueState::erasedItemIsHandedBack()

@@ -38,12 +38,12 @@ public:
 private:
     static constexpr Duration MaxWait = std::chrono::seconds(10);
 
-    // One waiting item; `index` is its slot in the heap.
-    struct WaitFor
+    // The heap holds slots with the ready time inline, so comparisons read contiguous
+    // memory; the items live in m_waiting's entries, which know their slot for Fix.
+    struct Slot
     {
-        T data;
         TimePoint readyAt;
-        int index;
+        int node;
     };
 
     void stopWaiting();
@@ -51,16 +51,16 @@ private:
     void armLocked(TimePoint now);
     // Go's container/heap, step for step, so that items due together are added in the
     // same order as client-go adds them.
-    bool less(int i, int j) const { return m_heap[i]->readyAt < m_heap[j]->readyAt; }
+    bool less(int i, int j) const { return m_heap[size_t(i)].readyAt < m_heap[size_t(j)].readyAt; }
     void swap(int i, int j);
     void up(int j);
     bool down(int i0, int n);
-    void push(std::unique_ptr<WaitFor> entry);
-    std::unique_ptr<WaitFor> pop();
+    void push(Slot slot);
+    Slot pop();
 
     mutable std::mutex m_waitMutex;
-    std::vector<std::unique_ptr<WaitFor>> m_heap; // guarded by m_waitMutex
-    QHash<T, WaitFor *> m_waiting; // item -> its heap entry; guarded by m_waitMutex
+    std::vector<Slot> m_heap; // guarded by m_waitMutex
+    detail::ItemTable<T, int> m_waiting; // item -> its slot; guarded by m_waitMutex
     TimePoint m_armedAt = TimePoint::max(); // guarded by m_waitMutex
     bool m_stopped = false; // guarded by m_waitMutex
     RetryMetrics m_retries;
@@ -91,24 +91,23 @@ void DelayingQueue<T>::addAfter(const T &item, Duration duration)
         this->add(item);
         return;
     }
+    const size_t hash = m_waiting.hashOf(item); // outside the lock
     const TimePoint now = this->clock()->now();
     const TimePoint readyAt = now + duration;
     std::lock_guard lock(m_waitMutex);
     if (m_stopped)
         return;
-    if (auto it = m_waiting.find(item); it != m_waiting.end()) {
-        WaitFor *existing = *it;
-        if (readyAt < existing->readyAt) {
-            existing->readyAt = readyAt;
-            if (!down(existing->index, int(m_heap.size())))
-                up(existing->index);
-        }
-    } else {
-        auto entry = std::make_unique<WaitFor>(WaitFor {item, readyAt, 0});
-        m_waiting.insert(item, entry.get());
-        push(std::move(entry));
+    bool created = false;
+    const int node = m_waiting.findOrInsert(item, hash, &created);
+    if (created) {
+        push(Slot {readyAt, node});
+    } else if (const int index = m_waiting.entry(node).value;
+               readyAt < m_heap[size_t(index)].readyAt) {
+        m_heap[size_t(index)].readyAt = readyAt;
+        if (!down(index, int(m_heap.size())))
+            up(index);
     }
-    if (m_heap.front()->readyAt < m_armedAt)
+    if (m_heap.front().readyAt < m_armedAt)
         armLocked(now);
 }
 
@@ -148,24 +147,29 @@ void DelayingQueue<T>::stopWaiting()
 template<typename T>
 void DelayingQueue<T>::onTimer()
 {
-    std::lock_guard lock(m_waitMutex);
-    if (m_stopped)
-        return;
-    const TimePoint now = this->clock()->now();
-    while (!m_heap.empty() && !(m_heap.front()->readyAt > now)) {
-        std::unique_ptr<WaitFor> entry = pop();
-        m_waiting.remove(entry->data);
-        this->add(entry->data);
+    std::vector<std::pair<T, size_t>> due;
+    {
+        std::lock_guard lock(m_waitMutex);
+        if (m_stopped)
+            return;
+        const TimePoint now = this->clock()->now();
+        while (!m_heap.empty() && !(m_heap.front().readyAt > now)) {
+            const int node = pop().node;
+            const size_t hash = m_waiting.entry(node).hash;
+            due.emplace_back(m_waiting.erase(node), hash);
+        }
+        armLocked(now);
     }
-    armLocked(now);
+    // In heap order, under one lock of the queue.
+    this->addAll(due);
 }
 
 template<typename T>
 void DelayingQueue<T>::armLocked(TimePoint now)
 {
     TimePoint at = now + MaxWait;
-    if (!m_heap.empty() && m_heap.front()->readyAt < at)
-        at = m_heap.front()->readyAt;
+    if (!m_heap.empty() && m_heap.front().readyAt < at)
+        at = m_heap.front().readyAt;
     m_armedAt = at;
     m_timer->reset(at);
 }
@@ -173,9 +177,9 @@ void DelayingQueue<T>::armLocked(TimePoint now)
 template<typename T>
 void DelayingQueue<T>::swap(int i, int j)
 {
-    std::swap(m_heap[i], m_heap[j]);
-    m_heap[i]->index = i;
-    m_heap[j]->index = j;
+    std::swap(m_heap[size_t(i)], m_heap[size_t(j)]);
+    m_waiting.entry(m_heap[size_t(i)].node).value = i;
+    m_waiting.entry(m_heap[size_t(j)].node).value = j;
 }
 
 template<typename T>
@@ -210,23 +214,22 @@ bool DelayingQueue<T>::down(int i0, int n)
 }
 
 template<typename T>
-void DelayingQueue<T>::push(std::unique_ptr<WaitFor> entry)
+void DelayingQueue<T>::push(Slot slot)
 {
-    entry->index = int(m_heap.size());
-    m_heap.push_back(std::move(entry));
+    m_waiting.entry(slot.node).value = int(m_heap.size());
+    m_heap.push_back(slot);
     up(int(m_heap.size()) - 1);
 }
 
 template<typename T>
-std::unique_ptr<typename DelayingQueue<T>::WaitFor> DelayingQueue<T>::pop()
+typename DelayingQueue<T>::Slot DelayingQueue<T>::pop()
 {
     const int n = int(m_heap.size()) - 1;
     swap(0, n);
     down(0, n);
-    std::unique_ptr<WaitFor> entry = std::move(m_heap.back());
+    const Slot slot = m_heap.back();
     m_heap.pop_back();
-    entry->index = -1;
-    return entry;
+    return slot;
 }
 
 } // namespace qcm::workqueue

@@ -19,6 +19,7 @@
 
 #include <mutex>
 #include <optional>
+#include <vector>
 
 namespace qcm::workqueue {
 
@@ -51,11 +52,16 @@ public:
 
 protected:
     Clock *clock() const { return m_clock; }
+    // add() for each item, in order, under one lock (the delaying queue's due items, with
+    // the hashes it already computed: ItemTable::hashOf).
+    void addAll(const std::vector<std::pair<T, size_t>> &items);
 
 private:
     using State = detail::QueueState<T>;
     static constexpr Duration UnfinishedWorkUpdatePeriod = std::chrono::milliseconds(500);
 
+    // add() with the lock held; returns whether a waiter should be woken.
+    bool addLocked(const T &item, size_t hash);
     void startShutdown(bool drain);
     void updateUnfinishedWork();
 
@@ -97,22 +103,42 @@ void Queue<T>::add(const T &item)
 {
     const size_t hash = State::hashOf(item); // outside the lock
     std::unique_lock lock(m_mutex);
+    const bool wake = addLocked(item, hash);
+    lock.unlock();
+    if (wake)
+        m_cond.notifyOne();
+}
+
+template<typename T>
+void Queue<T>::addAll(const std::vector<std::pair<T, size_t>> &items)
+{
+    if (items.empty())
+        return;
+    std::unique_lock lock(m_mutex);
+    bool wake = false;
+    for (const auto &[item, hash] : items)
+        wake |= addLocked(item, hash);
+    lock.unlock();
+    if (wake)
+        m_cond.notifyAll();
+}
+
+template<typename T>
+bool Queue<T>::addLocked(const T &item, size_t hash)
+{
     if (m_shuttingDown)
-        return;
+        return false;
     const int e = m_state.findOrInsert(item, hash);
-    quint8 &flags = m_state.entry(e).flags;
+    quint8 &flags = m_state.flags(e).flags;
     if (flags & State::Dirty)
-        return;
+        return false;
     if (m_metrics)
         m_metrics->add(item);
     flags |= State::Dirty;
     if (flags & State::Processing)
-        return;
+        return false;
     m_state.push(e);
-    const bool wake = m_waiters > 0;
-    lock.unlock();
-    if (wake)
-        m_cond.notifyOne();
+    return m_waiters > 0;
 }
 
 template<typename T>
@@ -133,15 +159,16 @@ std::optional<T> Queue<T>::get()
     }
     if (m_state.queued() == 0)
         return std::nullopt; // shutting down
-    auto &entry = m_state.entry(m_state.pop());
-    std::optional<T> item(entry.item);
+    const int e = m_state.pop();
+    std::optional<T> item(m_state.entry(e).item);
     if (m_metrics)
         m_metrics->get(*item);
     // Normally the item is dirty and not processing. After a misused done() (client-go
     // queues the item twice then) it may be neither, or already processing.
-    if (!(entry.flags & State::Processing))
+    quint8 &flags = m_state.flags(e).flags;
+    if (!(flags & State::Processing))
         ++m_processing;
-    entry.flags = State::Processing;
+    flags = State::Processing;
     return item;
 }
 
@@ -156,15 +183,15 @@ void Queue<T>::done(const T &item)
     bool wake = false;
     std::optional<T> released; // destroyed after unlocking
     if (e >= 0) {
-        auto &entry = m_state.entry(e);
-        if (entry.flags & State::Processing) {
-            entry.flags &= ~State::Processing;
+        auto &state = m_state.flags(e);
+        if (state.flags & State::Processing) {
+            state.flags &= ~State::Processing;
             --m_processing;
         }
-        if (entry.flags & State::Dirty) {
+        if (state.flags & State::Dirty) {
             m_state.push(e);
             wake = m_waiters > 0;
-        } else if (entry.queued == 0) {
+        } else if (state.queued == 0) {
             released.emplace(m_state.erase(e));
         }
     }

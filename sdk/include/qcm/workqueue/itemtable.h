@@ -1,0 +1,158 @@
+// ItemTable: a pool of entries keyed by item, with the item's hash stored in the entry.
+//
+// Not used directly by plugins. Queue and DelayingQueue keep per-item state here instead of
+// in QHash because the caller computes the hash once, outside its lock, and every later
+// lookup, move or removal reuses it. Entries are numbered and pooled: numbers stay valid until
+// erase(), and erased entries are reused without allocating.
+//
+// Thread safety: none of its own; the owner serialises every call.
+#pragma once
+
+#include <QtCore/QHashFunctions>
+
+#include <utility>
+#include <vector>
+
+namespace qcm::workqueue::detail {
+
+template<typename T, typename V>
+class ItemTable
+{
+public:
+    struct Entry
+    {
+        T item;
+        size_t hash = 0;
+        bool live = false;
+        V value {};
+    };
+
+    static size_t hashOf(const T &item) { return qHash(item, QHashSeed::globalSeed()); }
+
+    // The entry of `item`, or -1.
+    int find(const T &item, size_t hash) const
+    {
+        if (m_slots.empty())
+            return -1;
+        const quint32 fragment = quint32(hash);
+        for (size_t i = hash & m_mask;; i = (i + 1) & m_mask) {
+            const Slot slot = m_slots[i];
+            if (slot.entry < 0)
+                return -1;
+            if (slot.fragment == fragment && m_entries[size_t(slot.entry)].item == item)
+                return slot.entry;
+        }
+    }
+
+    // The entry of `item`; `created` says whether it is new (with a default value).
+    int findOrInsert(const T &item, size_t hash, bool *created = nullptr)
+    {
+        if ((m_used + 1) * 2 > m_slots.size())
+            grow();
+        const quint32 fragment = quint32(hash);
+        size_t i = hash & m_mask;
+        for (;; i = (i + 1) & m_mask) {
+            const Slot slot = m_slots[i];
+            if (slot.entry < 0)
+                break;
+            if (slot.fragment == fragment && m_entries[size_t(slot.entry)].item == item) {
+                if (created)
+                    *created = false;
+                return slot.entry;
+            }
+        }
+        int e;
+        if (!m_free.empty()) {
+            e = m_free.back();
+            m_free.pop_back();
+            m_entries[size_t(e)].item = item;
+        } else {
+            e = int(m_entries.size());
+            m_entries.push_back(Entry {item, hash, true, V {}});
+        }
+        Entry &entry = m_entries[size_t(e)];
+        entry.hash = hash;
+        entry.live = true;
+        entry.value = V {};
+        m_slots[i] = Slot {e, fragment};
+        ++m_used;
+        if (created)
+            *created = true;
+        return e;
+    }
+
+    Entry &entry(int e) { return m_entries[size_t(e)]; }
+    const Entry &entry(int e) const { return m_entries[size_t(e)]; }
+
+    // Removes entry `e` and hands its item back, so that the caller can release it later
+    // (after unlocking, say).
+    T erase(int e)
+    {
+        Entry &entry = m_entries[size_t(e)];
+        size_t i = entry.hash & m_mask;
+        while (m_slots[i].entry != e)
+            i = (i + 1) & m_mask;
+        // Backward-shift deletion keeps linear probing free of tombstones. The slots' hash
+        // fragments give each entry's home without touching the entries.
+        for (size_t j = (i + 1) & m_mask;; j = (j + 1) & m_mask) {
+            const Slot next = m_slots[j];
+            if (next.entry < 0)
+                break;
+            const size_t home = next.fragment & m_mask;
+            // Move `next` into the hole at i unless its home lies cyclically in (i, j].
+            if (((j - home) & m_mask) >= ((j - i) & m_mask)) {
+                m_slots[i] = next;
+                i = j;
+            }
+        }
+        m_slots[i] = Slot {};
+        --m_used;
+        m_free.push_back(e);
+        entry.live = false;
+        return std::exchange(entry.item, T());
+    }
+
+    size_t size() const { return m_used; }
+
+    void clear()
+    {
+        m_entries.clear();
+        m_free.clear();
+        m_slots.clear();
+        m_mask = 0;
+        m_used = 0;
+    }
+
+private:
+    void grow()
+    {
+        const size_t size = m_slots.empty() ? 16 : m_slots.size() * 2;
+        // The index can address at most 2^32 slots: the home comes from the 32-bit fragment.
+        m_slots.assign(size, Slot {});
+        m_mask = size - 1;
+        for (size_t e = 0; e < m_entries.size(); ++e) {
+            if (!m_entries[e].live)
+                continue;
+            size_t i = m_entries[e].hash & m_mask;
+            while (m_slots[i].entry >= 0)
+                i = (i + 1) & m_mask;
+            m_slots[i] = Slot {int(e), quint32(m_entries[e].hash)};
+        }
+    }
+
+    // One slot of the open-addressing index: an entry number (-1: empty) and the low 32 bits
+    // of its hash, so probing and deletion rarely touch the entries themselves.
+    struct Slot
+    {
+        int entry = -1;
+        quint32 fragment = 0;
+    };
+
+    std::vector<Entry> m_entries; // by entry number; erased ones are listed in m_free
+    std::vector<int> m_free;
+    std::vector<Slot> m_slots;
+    size_t m_mask = 0;
+    size_t m_used = 0;
+};
+
+} // namespace qcm::workqueue::detail
