@@ -3,7 +3,8 @@
 // The work queues take a lock on every add, get and done. glibc's default mutex puts a
 // contended thread to sleep at once, and each sleep is a context switch; Go's sync.Mutex
 // spins first. This lock does the same: an uncontended lock/unlock is two inlined atomic
-// operations, and a contended one spins for about a microsecond before it sleeps.
+// operations, and a contended one spins briefly, then yields its CPU a while, before it
+// sleeps (the tuning is explained in mutex.cpp).
 // Meets the Lockable requirements, so std::lock_guard and std::unique_lock work with it.
 //
 // Not part of the plugin API: it may change without notice.
@@ -55,8 +56,9 @@ private:
 //     lock; while (!condition) waitQueue.wait(lock); ...        // waiter
 //     lock; make condition true; unlock; waitQueue.notifyOne(); // notifier
 //
-// wait() spins briefly before it sleeps; notify*() makes a system call only when a thread is
-// actually asleep. Spurious wake-ups are possible, so always wait in a loop.
+// wait() backs off like Mutex before it sleeps; notify*() makes a system call only when a
+// thread may be asleep, and one per sleeper. Spurious wake-ups are possible, so always wait
+// in a loop.
 class QCM_SDK_EXPORT WaitQueue
 {
 public:
