@@ -10,6 +10,7 @@
 
 #include <QtCore/QHashFunctions>
 
+#include <new>
 #include <utility>
 #include <vector>
 
@@ -65,7 +66,11 @@ public:
         if (!m_free.empty()) {
             e = m_free.back();
             m_free.pop_back();
-            m_entries[size_t(e)].item = item;
+            // An erased entry holds a default T: construct over it (an inline copy for
+            // QString, where assignment is an out-of-line call).
+            T *slot = &m_entries[size_t(e)].item;
+            slot->~T();
+            new (slot) T(item);
         } else {
             e = int(m_entries.size());
             m_entries.push_back(Entry {item, hash, true, V {}});
