@@ -132,9 +132,16 @@ func settle(waitingForAddCh reflect.Value, shutDown bool) {
 		return
 	}
 	buf := make([]byte, 1<<20)
+	deadline := time.Now().Add(30 * time.Second)
 	for {
 		if waitingForAddCh.Len() == 0 && waitingLoopIdle(buf, shutDown) {
 			return
+		}
+		if time.Now().After(deadline) {
+			// A client-go that renamed or restructured waitingLoop would hang here.
+			fmt.Fprintln(os.Stderr, "error: client-go's delaying queue did not settle in 30 s: "+
+				"is its waitingLoop goroutine still named so?")
+			os.Exit(3)
 		}
 		runtime.Gosched()
 		time.Sleep(20 * time.Microsecond)
