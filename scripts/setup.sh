@@ -6,13 +6,14 @@
 #     HttpServer and its WebSockets dependency), yaml-cpp, Google Benchmark, promtool
 #     (package prometheus), clang-format, python3.
 #   * Go modules (through the Go module proxy) for the test peers: client-go for the
-#     conformance driver and the benchmarks. Go itself must already be installed
+#     conformance driver and the benchmarks, and a real kube-apiserver, etcd and kubectl for
+#     the e2e tests (tests/e2e/cluster/build-binaries.sh, cached in ~/.cache/qcm). Go itself must already be installed
 #     (https://go.dev/doc/install); Debian's golang package is too old for client-go.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
 packages=(
-    build-essential cmake ninja-build pkg-config python3
+    build-essential cmake ninja-build pkg-config python3 openssl
     qt6-base-dev qt6-httpserver-dev qt6-websockets-dev
     libyaml-cpp-dev libbenchmark-dev prometheus clang-format
 )
@@ -41,6 +42,11 @@ if ! command -v go >/dev/null 2>&1; then
     echo "setup: Go is not installed; the client-go peers need Go >= 1.24 (https://go.dev/doc/install)" >&2
     exit 1
 fi
+
+# The e2e cluster: kube-apiserver, etcd and kubectl built from Go modules, cached in
+# ~/.cache/qcm (a few minutes the first time, nothing after).
+echo "setup: e2e binaries (kube-apiserver, etcd, kubectl)"
+"$here/tests/e2e/cluster/build-binaries.sh" >/dev/null
 
 for module in tests/conformance/go tests/bench/go; do
     if [[ -f $here/$module/go.mod ]]; then

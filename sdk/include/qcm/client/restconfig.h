@@ -1,0 +1,45 @@
+// RestConfig: everything a RestClient needs to reach one API server (client-go's rest.Config).
+//
+// Made by KubeConfig::restConfig() or inClusterConfig(), or filled in by hand. Certificate
+// and key material is held as PEM bytes; files named by a kubeconfig are read when the
+// RestConfig is made, so that a bad file is reported then, with its name.
+//
+// Plain data; copy it freely.
+#pragma once
+
+#include <qcm/client/execconfig.h>
+#include <qcm/clock.h>
+
+#include <QtCore/QByteArray>
+#include <QtCore/QString>
+#include <QtCore/QUrl>
+
+#include <optional>
+
+namespace qcm::client {
+
+struct RestConfig
+{
+    QUrl server; // https://host:port, perhaps with a path prefix
+    QString tlsServerName; // SNI and the name the certificate is checked against
+    bool insecureSkipTlsVerify = false;
+    QByteArray caData; // PEM; empty means the system's CAs
+    QByteArray clientCertData; // PEM
+    QByteArray clientKeyData; // PEM
+    QString bearerToken;
+    QString bearerTokenFile; // re-read when it changes (a rotating token)
+    QString username; // basic auth
+    QString password;
+    std::optional<ExecConfig> exec; // a client.authentication.k8s.io credential plugin
+
+    QString defaultNamespace = QStringLiteral("default"); // the context's namespace
+    QString userAgent; // empty: "qcm/<version>"
+    double qps = 5.0; // client-side rate limit (watches are exempt); <= 0: none
+    int burst = 10;
+    Duration timeout {0}; // per request; zero: none (watches use their own timeout)
+
+    // Where it came from, for messages: "kubeconfig /path (context foo)", "in-cluster".
+    QString source;
+};
+
+} // namespace qcm::client

@@ -1,0 +1,41 @@
+// Result<T>: a value or an Error (KDE's KPluginFactory::Result, std::expected before C++23).
+//
+//     qcm::Result<RestConfig> config = KubeConfig::fromEnvironment();
+//     if (!config)
+//         qFatal("%s", qPrintable(config.error().toString()));
+//     use(*config);
+//
+// Plain value; thread safety as for any value.
+#pragma once
+
+#include <qcm/error.h>
+
+#include <utility>
+#include <variant>
+
+namespace qcm {
+
+template<typename T>
+class Result
+{
+public:
+    Result(T value) : m_data(std::in_place_index<0>, std::move(value)) { }
+    Result(Error error) : m_data(std::in_place_index<1>, std::move(error)) { }
+
+    bool ok() const { return m_data.index() == 0; }
+    explicit operator bool() const { return ok(); }
+
+    T &value() { return std::get<0>(m_data); }
+    const T &value() const { return std::get<0>(m_data); }
+    T &operator*() { return value(); }
+    const T &operator*() const { return value(); }
+    T *operator->() { return &value(); }
+    const T *operator->() const { return &value(); }
+
+    const Error &error() const { return std::get<1>(m_data); }
+
+private:
+    std::variant<T, Error> m_data;
+};
+
+} // namespace qcm

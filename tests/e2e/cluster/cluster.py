@@ -1,0 +1,242 @@
+#!/usr/bin/env python3
+"""A real etcd + kube-apiserver on loopback, for e2e tests and for scripts/run.sh.
+
+    cluster.py up   --dir DIR     start (building the binaries on first use) and wait for /readyz
+    cluster.py down --dir DIR     stop both; fails if a process is left behind
+    cluster.py env  --dir DIR     print shell exports for a running cluster
+
+`up` writes into DIR:
+    admin.kubeconfig       client certificate, O=system:masters
+    token.kubeconfig       bearer token of user "token-admin" (group system:masters)
+    restricted.kubeconfig  bearer token of user "restricted": RBAC allows only get/list/watch of
+                           ConfigMaps in namespace "restricted"
+    ca.crt, ca.key, sa.key, sa.pub, serving/admin certificates, tokens.csv
+    cluster.json           ports, pids and paths (read by `down` and `env`)
+    etcd.log, kube-apiserver.log
+The processes run in their own session and outlive `up`; `down` stops them.
+"""
+import argparse
+import json
+import os
+import pathlib
+import signal
+import socket
+import ssl
+import subprocess
+import sys
+import time
+import urllib.request
+
+HERE = pathlib.Path(__file__).resolve().parent
+TOKENS = {
+    "qcm-admin-token": ("token-admin", "1001", "system:masters"),
+    "qcm-restricted-token": ("restricted", "1002", ""),
+}
+
+
+def log(message):
+    print(f"cluster: {message}", file=sys.stderr, flush=True)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def openssl(*args, cwd):
+    subprocess.run(["openssl", *args], cwd=cwd, check=True, capture_output=True)
+
+
+def make_certificates(d):
+    openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out", "ca.crt",
+            "-days", "3650", "-subj", "/CN=qcm-e2e-ca", cwd=d)
+    (d / "serving.ext").write_text(
+        "subjectAltName=DNS:localhost,IP:127.0.0.1,DNS:kubernetes,DNS:kubernetes.default,"
+        "DNS:kubernetes.default.svc\nextendedKeyUsage=serverAuth\n")
+    (d / "client.ext").write_text("extendedKeyUsage=clientAuth\n")
+    for name, subject, ext in [("serving", "/CN=kube-apiserver", "serving.ext"),
+                               ("admin", "/O=system:masters/CN=admin", "client.ext")]:
+        openssl("req", "-newkey", "rsa:2048", "-nodes", "-keyout", f"{name}.key", "-out",
+                f"{name}.csr", "-subj", subject, cwd=d)
+        openssl("x509", "-req", "-in", f"{name}.csr", "-CA", "ca.crt", "-CAkey", "ca.key",
+                "-CAcreateserial", "-out", f"{name}.crt", "-days", "3650", "-extfile", ext, cwd=d)
+    openssl("genrsa", "-out", "sa.key", "2048", cwd=d)
+    openssl("rsa", "-in", "sa.key", "-pubout", "-out", "sa.pub", cwd=d)
+    (d / "tokens.csv").write_text("".join(
+        f'{token},{user},{uid},"{groups}"\n' for token, (user, uid, groups) in TOKENS.items()))
+
+
+def kubeconfig(d, name, server, user):
+    path = d / f"{name}.kubeconfig"
+    path.write_text(json.dumps({
+        "apiVersion": "v1", "kind": "Config", "current-context": name,
+        "clusters": [{"name": "qcm-e2e", "cluster": {
+            "server": server, "certificate-authority": str(d / "ca.crt")}}],
+        "users": [{"name": name, "user": user}],
+        "contexts": [{"name": name, "context": {"cluster": "qcm-e2e", "user": name}}],
+    }, indent=2))
+    return path
+
+
+def binaries():
+    out = subprocess.run([str(HERE / "build-binaries.sh")], check=True, capture_output=True,
+                         text=True)
+    apiserver, etcd, kubectl = out.stdout.split()
+    return apiserver, etcd, kubectl
+
+
+def start(args, logfile):
+    with open(logfile, "ab") as out:
+        return subprocess.Popen(args, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                start_new_session=True).pid
+
+
+def request(state, method, path, body=None):
+    context = ssl.create_default_context(cafile=state["ca"])
+    context.load_cert_chain(state["adminCert"], state["adminKey"])
+    data = json.dumps(body).encode() if body is not None else None
+    req = urllib.request.Request(f"{state['server']}{path}", data=data, method=method,
+                                 headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(req, context=context, timeout=10) as response:
+        return response.status, response.read()
+
+
+def alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # A zombie (our child that nobody reaped) is not running.
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(")")[-1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def up(d):
+    d.mkdir(parents=True, exist_ok=True)
+    if (d / "cluster.json").exists():
+        state = json.loads((d / "cluster.json").read_text())
+        if all(alive(p) for p in state["pids"].values()):
+            log(f"already running at {state['server']}")
+            return state
+        down(d)
+    apiserver, etcd, kubectl = binaries()
+    make_certificates(d)
+    etcd_port, peer_port, port = free_port(), free_port(), free_port()
+    server = f"https://127.0.0.1:{port}"
+    state = {
+        "server": server, "port": port, "etcdPort": etcd_port,
+        "etcd": f"http://127.0.0.1:{etcd_port}", "kubectl": kubectl,
+        "ca": str(d / "ca.crt"), "adminCert": str(d / "admin.crt"), "adminKey": str(d / "admin.key"),
+        "pids": {},
+    }
+    state["pids"]["etcd"] = start([
+        etcd, "--name=default", f"--data-dir={d / 'etcd-data'}",
+        f"--listen-client-urls=http://127.0.0.1:{etcd_port}",
+        f"--advertise-client-urls=http://127.0.0.1:{etcd_port}",
+        f"--listen-peer-urls=http://127.0.0.1:{peer_port}",
+        f"--initial-advertise-peer-urls=http://127.0.0.1:{peer_port}",
+        f"--initial-cluster=default=http://127.0.0.1:{peer_port}",
+        "--unsafe-no-fsync", "--log-level=warn",
+    ], d / "etcd.log")
+    (d / "cluster.json").write_text(json.dumps(state, indent=2))
+    state["pids"]["kube-apiserver"] = start([
+        apiserver,
+        f"--etcd-servers=http://127.0.0.1:{etcd_port}",
+        "--bind-address=127.0.0.1", "--advertise-address=127.0.0.1", f"--secure-port={port}",
+        f"--cert-dir={d}", f"--tls-cert-file={d / 'serving.crt'}",
+        f"--tls-private-key-file={d / 'serving.key'}", f"--client-ca-file={d / 'ca.crt'}",
+        f"--token-auth-file={d / 'tokens.csv'}",
+        f"--service-account-key-file={d / 'sa.pub'}",
+        f"--service-account-signing-key-file={d / 'sa.key'}",
+        "--service-account-issuer=https://kubernetes.default.svc",
+        "--service-cluster-ip-range=10.0.0.0/24", "--authorization-mode=RBAC",
+        "--endpoint-reconciler-type=none", "--allow-privileged=true",
+        # No controller-manager runs, so nothing would create the "default" ServiceAccount
+        # that this admission plugin insists on for every Pod.
+        "--disable-admission-plugins=ServiceAccount",
+        "--profiling=false", "--v=1",
+    ], d / "kube-apiserver.log")
+    (d / "cluster.json").write_text(json.dumps(state, indent=2))
+    deadline = time.time() + 120
+    while True:
+        for name, pid in state["pids"].items():
+            if not alive(pid):
+                down(d)
+                raise SystemExit(f"cluster: {name} exited during start-up; see {d / (name + '.log')}")
+        try:
+            status, _ = request(state, "GET", "/readyz")
+            if status == 200:
+                break
+        except Exception:  # noqa: BLE001 - not listening yet, or not ready yet
+            pass
+        if time.time() > deadline:
+            down(d)
+            raise SystemExit(f"cluster: /readyz not ready after 120 s; see {d / 'kube-apiserver.log'}")
+        time.sleep(0.25)
+
+    kubeconfig(d, "admin", server, {"client-certificate": str(d / "admin.crt"),
+                                    "client-key": str(d / "admin.key")})
+    kubeconfig(d, "token", server, {"token": "qcm-admin-token"})
+    kubeconfig(d, "restricted", server, {"token": "qcm-restricted-token"})
+    request(state, "POST", "/api/v1/namespaces",
+            {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "restricted"}})
+    request(state, "POST", "/apis/rbac.authorization.k8s.io/v1/namespaces/restricted/roles", {
+        "apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role",
+        "metadata": {"name": "configmap-reader"},
+        "rules": [{"apiGroups": [""], "resources": ["configmaps"], "verbs": ["get", "list", "watch"]}]})
+    request(state, "POST", "/apis/rbac.authorization.k8s.io/v1/namespaces/restricted/rolebindings", {
+        "apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
+        "metadata": {"name": "restricted-reads-configmaps"},
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "configmap-reader"},
+        "subjects": [{"kind": "User", "name": "restricted", "apiGroup": "rbac.authorization.k8s.io"}]})
+    log(f"ready at {server} (kubeconfig {d / 'admin.kubeconfig'})")
+    return state
+
+
+def down(d):
+    path = d / "cluster.json"
+    if not path.exists():
+        return
+    state = json.loads(path.read_text())
+    # The apiserver first, then etcd; SIGTERM, then SIGKILL after 15 s.
+    for name in ("kube-apiserver", "etcd"):
+        pid = state["pids"].get(name)
+        if pid and alive(pid):
+            os.killpg(pid, signal.SIGTERM)
+            deadline = time.time() + 15
+            while alive(pid) and time.time() < deadline:
+                time.sleep(0.1)
+            if alive(pid):
+                os.killpg(pid, signal.SIGKILL)
+                time.sleep(0.5)
+    left = [name for name, pid in state["pids"].items() if alive(pid)]
+    if left:
+        raise SystemExit(f"cluster: still running after stop: {', '.join(left)}")
+    path.unlink()
+    log("stopped")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("command", choices=["up", "down", "env"])
+    parser.add_argument("--dir", type=pathlib.Path, required=True)
+    args = parser.parse_args()
+    d = args.dir.resolve()
+    if args.command == "up":
+        up(d)
+    elif args.command == "down":
+        down(d)
+    else:
+        state = json.loads((d / "cluster.json").read_text())
+        print(f"export KUBECONFIG={d / 'admin.kubeconfig'}")
+        print(f"export QCM_E2E_DIR={d}")
+        print(f"export QCM_E2E_ETCD={state['etcd']}")
+        print(f"export QCM_KUBECTL={state['kubectl']}")
+
+
+if __name__ == "__main__":
+    main()
