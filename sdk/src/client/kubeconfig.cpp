@@ -125,8 +125,12 @@ private:
     QString m_file;
 };
 
-Result<QByteArray> readPem(const QString &file, const QString &configFile, const QString &field)
+// The inline -data field if set, else the contents of the file field, else nothing.
+Result<QByteArray> dataOrFile(
+    const QByteArray &data, const QString &file, const QString &configFile, const QString &field)
 {
+    if (!data.isEmpty() || file.isEmpty())
+        return data;
     QFile f(file);
     if (!f.open(QIODevice::ReadOnly))
         return Error {
@@ -335,14 +339,11 @@ Result<RestConfig> KubeConfig::restConfig(const QString &contextOverride) const
             QStringLiteral("\"%1\" is not an http(s) URL").arg(cluster->server)};
     config.tlsServerName = cluster->tlsServerName;
     config.insecureSkipTlsVerify = cluster->insecureSkipTlsVerify;
-    config.caData = cluster->certificateAuthorityData;
-    if (config.caData.isEmpty() && !cluster->certificateAuthority.isEmpty()) {
-        auto pem = readPem(cluster->certificateAuthority, cluster->file,
-            clusterPath + QStringLiteral(".certificate-authority"));
-        if (!pem)
-            return pem.error();
-        config.caData = *pem;
-    }
+    auto ca = dataOrFile(cluster->certificateAuthorityData, cluster->certificateAuthority,
+        cluster->file, clusterPath + QStringLiteral(".certificate-authority"));
+    if (!ca)
+        return ca.error();
+    config.caData = *ca;
     if (!config.caData.isEmpty() && QSslCertificate::fromData(config.caData, QSsl::Pem).isEmpty())
         return Error {cluster->file, clusterPath + QStringLiteral(".certificate-authority"),
             QStringLiteral("holds no PEM certificate")};
@@ -361,22 +362,16 @@ Result<RestConfig> KubeConfig::restConfig(const QString &contextOverride) const
             return Error {user->file, userPath + QStringLiteral(".auth-provider"),
                 QStringLiteral("auth-provider \"%1\" is not supported; use an exec plugin")
                     .arg(user->authProvider)};
-        config.clientCertData = user->clientCertificateData;
-        if (config.clientCertData.isEmpty() && !user->clientCertificate.isEmpty()) {
-            auto pem = readPem(user->clientCertificate, user->file,
-                userPath + QStringLiteral(".client-certificate"));
-            if (!pem)
-                return pem.error();
-            config.clientCertData = *pem;
-        }
-        config.clientKeyData = user->clientKeyData;
-        if (config.clientKeyData.isEmpty() && !user->clientKey.isEmpty()) {
-            auto pem
-                = readPem(user->clientKey, user->file, userPath + QStringLiteral(".client-key"));
-            if (!pem)
-                return pem.error();
-            config.clientKeyData = *pem;
-        }
+        auto cert = dataOrFile(user->clientCertificateData, user->clientCertificate, user->file,
+            userPath + QStringLiteral(".client-certificate"));
+        if (!cert)
+            return cert.error();
+        config.clientCertData = *cert;
+        auto key = dataOrFile(user->clientKeyData, user->clientKey, user->file,
+            userPath + QStringLiteral(".client-key"));
+        if (!key)
+            return key.error();
+        config.clientKeyData = *key;
         if (config.clientCertData.isEmpty() != config.clientKeyData.isEmpty())
             return Error {user->file, userPath,
                 QStringLiteral("a client certificate needs its key, and a key its certificate")};
