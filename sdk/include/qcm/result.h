@@ -1,4 +1,5 @@
-// Result<T>: a value or an Error (KDE's KPluginFactory::Result, std::expected before C++23).
+// Result<T, E>: a value or an error (KDE's KPluginFactory::Result, std::expected before
+// C++23). E is qcm::Error by default; the REST client uses qcm::client::Status.
 //
 //     qcm::Result<RestConfig> config = KubeConfig::fromEnvironment();
 //     if (!config)
@@ -15,12 +16,12 @@
 
 namespace qcm {
 
-template<typename T>
+template<typename T, typename E = Error>
 class Result
 {
 public:
     Result(T value) : m_data(std::in_place_index<0>, std::move(value)) { }
-    Result(Error error) : m_data(std::in_place_index<1>, std::move(error)) { }
+    Result(E error) : m_data(std::in_place_index<1>, std::move(error)) { }
 
     bool ok() const { return m_data.index() == 0; }
     explicit operator bool() const { return ok(); }
@@ -32,10 +33,10 @@ public:
     T *operator->() { return &value(); }
     const T *operator->() const { return &value(); }
 
-    const Error &error() const { return std::get<1>(m_data); }
+    const E &error() const { return std::get<1>(m_data); }
 
 private:
-    std::variant<T, Error> m_data;
+    std::variant<T, E> m_data;
 };
 
 } // namespace qcm

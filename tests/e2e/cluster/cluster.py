@@ -19,12 +19,14 @@ import argparse
 import json
 import os
 import pathlib
+import shutil
 import signal
 import socket
 import ssl
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 
 HERE = pathlib.Path(__file__).resolve().parent
@@ -92,14 +94,19 @@ def start(args, logfile):
                                 start_new_session=True).pid
 
 
-def request(state, method, path, body=None):
+def request(state, method, path, body=None, ok_codes=()):
     context = ssl.create_default_context(cafile=state["ca"])
     context.load_cert_chain(state["adminCert"], state["adminKey"])
     data = json.dumps(body).encode() if body is not None else None
     req = urllib.request.Request(f"{state['server']}{path}", data=data, method=method,
                                  headers={"Content-Type": "application/json"})
-    with urllib.request.urlopen(req, context=context, timeout=10) as response:
-        return response.status, response.read()
+    try:
+        with urllib.request.urlopen(req, context=context, timeout=10) as response:
+            return response.status, response.read()
+    except urllib.error.HTTPError as error:
+        if error.code in ok_codes:
+            return error.code, error.read()
+        raise SystemExit(f"cluster: {method} {path}: {error.code} {error.read().decode(errors='replace')}")
 
 
 def alive(pid):
@@ -124,6 +131,7 @@ def up(d):
             return state
         down(d)
     apiserver, etcd, kubectl = binaries()
+    shutil.rmtree(d / "etcd-data", ignore_errors=True)  # every cluster starts empty
     make_certificates(d)
     etcd_port, peer_port, port = free_port(), free_port(), free_port()
     server = f"https://127.0.0.1:{port}"
@@ -158,6 +166,10 @@ def up(d):
         # No controller-manager runs, so nothing would create the "default" ServiceAccount
         # that this admission plugin insists on for every Pod.
         "--disable-admission-plugins=ServiceAccount",
+        # PodTemplates bypass the watch cache, so that a watch from a compacted
+        # resourceVersion reaches etcd and gets 410 Gone at once; with the cache, the apiserver
+        # keeps serving young history from memory for a while.
+        "--watch-cache-sizes=podtemplates#0",
         "--profiling=false", "--v=1",
     ], d / "kube-apiserver.log")
     (d / "cluster.json").write_text(json.dumps(state, indent=2))
@@ -168,7 +180,7 @@ def up(d):
                 down(d)
                 raise SystemExit(f"cluster: {name} exited during start-up; see {d / (name + '.log')}")
         try:
-            status, _ = request(state, "GET", "/readyz")
+            status, _ = request(state, "GET", "/readyz", ok_codes=(500, 503))
             if status == 200:
                 break
         except Exception:  # noqa: BLE001 - not listening yet, or not ready yet
@@ -183,16 +195,18 @@ def up(d):
     kubeconfig(d, "token", server, {"token": "qcm-admin-token"})
     kubeconfig(d, "restricted", server, {"token": "qcm-restricted-token"})
     request(state, "POST", "/api/v1/namespaces",
-            {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "restricted"}})
+            {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "restricted"}}, ok_codes=(409,))
     request(state, "POST", "/apis/rbac.authorization.k8s.io/v1/namespaces/restricted/roles", {
         "apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role",
         "metadata": {"name": "configmap-reader"},
-        "rules": [{"apiGroups": [""], "resources": ["configmaps"], "verbs": ["get", "list", "watch"]}]})
+        "rules": [{"apiGroups": [""], "resources": ["configmaps"], "verbs": ["get", "list", "watch"]}]},
+        ok_codes=(409,))
     request(state, "POST", "/apis/rbac.authorization.k8s.io/v1/namespaces/restricted/rolebindings", {
         "apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
         "metadata": {"name": "restricted-reads-configmaps"},
         "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "configmap-reader"},
-        "subjects": [{"kind": "User", "name": "restricted", "apiGroup": "rbac.authorization.k8s.io"}]})
+        "subjects": [{"kind": "User", "name": "restricted", "apiGroup": "rbac.authorization.k8s.io"}]},
+        ok_codes=(409,))
     log(f"ready at {server} (kubeconfig {d / 'admin.kubeconfig'})")
     return state
 

@@ -1,0 +1,121 @@
+#include <qcm/client/watchdecoder.h>
+
+namespace qcm::client {
+
+namespace {
+
+WatchEvent malformed(const QString &why)
+{
+    WatchEvent event;
+    event.type = WatchEvent::Type::Error;
+    event.status.code = 500;
+    event.status.reason = QStringLiteral("InternalError");
+    event.status.message = QStringLiteral("malformed watch frame: ") + why;
+    return event;
+}
+
+} // namespace
+
+const char *WatchEvent::typeName(Type type)
+{
+    switch (type) {
+    case Type::Added:
+        return "ADDED";
+    case Type::Modified:
+        return "MODIFIED";
+    case Type::Deleted:
+        return "DELETED";
+    case Type::Bookmark:
+        return "BOOKMARK";
+    case Type::Error:
+        return "ERROR";
+    }
+    return "ERROR";
+}
+
+WatchDecoder::WatchDecoder(const Codec *codec, qsizetype maxFrame)
+    : m_codec(codec ? codec : Codec::defaultCodec()), m_maxFrame(maxFrame)
+{ }
+
+WatchEvent WatchDecoder::decodeFrame(QByteArrayView frame) const
+{
+    auto json = m_codec->decode(frame.toByteArray());
+    if (!json)
+        return malformed(json.error().reason);
+    const QString type = json->value(QStringLiteral("type")).toString();
+    const QJsonValue object = json->value(QStringLiteral("object"));
+    if (!object.isObject())
+        return malformed(QStringLiteral("no \"object\" in a %1 event")
+                             .arg(type.isEmpty() ? QStringLiteral("typeless") : type));
+    WatchEvent event;
+    if (type == QLatin1String("ADDED"))
+        event.type = WatchEvent::Type::Added;
+    else if (type == QLatin1String("MODIFIED"))
+        event.type = WatchEvent::Type::Modified;
+    else if (type == QLatin1String("DELETED"))
+        event.type = WatchEvent::Type::Deleted;
+    else if (type == QLatin1String("BOOKMARK"))
+        event.type = WatchEvent::Type::Bookmark;
+    else if (type == QLatin1String("ERROR"))
+        event.type = WatchEvent::Type::Error;
+    else
+        return malformed(QStringLiteral("unknown event type \"%1\"").arg(type));
+    if (event.type == WatchEvent::Type::Error)
+        event.status = Status::fromJson(object.toObject());
+    else
+        event.object = Object(object.toObject());
+    return event;
+}
+
+QList<WatchEvent> WatchDecoder::feed(QByteArrayView chunk)
+{
+    QList<WatchEvent> events;
+    while (!chunk.isEmpty()) {
+        const qsizetype newline = chunk.indexOf('\n');
+        if (newline < 0) {
+            if (!m_skipping) {
+                m_buffer.append(chunk);
+                if (m_buffer.size() > m_maxFrame) {
+                    events << malformed(
+                        QStringLiteral("a frame exceeds %1 bytes; skipped").arg(m_maxFrame));
+                    m_buffer.clear();
+                    m_skipping = true;
+                }
+            }
+            break;
+        }
+        if (m_skipping) {
+            m_skipping = false;
+        } else {
+            QByteArrayView frame = chunk.first(newline);
+            if (!m_buffer.isEmpty()) {
+                m_buffer.append(frame);
+                frame = m_buffer;
+            }
+            if (!frame.trimmed().isEmpty())
+                events << decodeFrame(frame);
+            m_buffer.clear();
+        }
+        chunk = chunk.sliced(newline + 1);
+    }
+    return events;
+}
+
+QList<WatchEvent> WatchDecoder::finish()
+{
+    QList<WatchEvent> events;
+    if (!QByteArrayView(m_buffer).trimmed().isEmpty()) {
+        // The last frame may lack its newline; decode it if it is complete JSON.
+        WatchEvent last = decodeFrame(m_buffer);
+        if (last.type == WatchEvent::Type::Error && last.status.code == 500)
+            last.status.message = QStringLiteral(
+                "malformed watch frame: the stream ended inside a frame (%1 bytes)")
+                                      .arg(m_buffer.size());
+        events << last;
+    }
+    m_buffer.clear();
+    m_skipping = false;
+    return events;
+}
+
+} // namespace qcm::client
