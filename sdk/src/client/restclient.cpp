@@ -331,7 +331,7 @@ private:
                 r.attempts = p.attempt;
                 r.code = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
                 r.http2 = reply->attribute(QNetworkRequest::Http2WasUsedAttribute).toBool();
-                r.body = reply->readAll();
+                r.body = reply->isOpen() ? reply->readAll() : QByteArray(); // aborted: closed
                 r.headers = reply->rawHeaderPairs();
                 if (r.code == 0) {
                     if (*timedOut) {

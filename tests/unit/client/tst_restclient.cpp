@@ -1,0 +1,359 @@
+// RestClient against a scripted local HTTP server: retries, the client-side rate limit,
+// headers and authentication, timeouts. (The real apiserver is in tests/e2e.)
+#include <qcm/client/restclient.h>
+#include <qcm/version.h>
+
+#include <QtCore/QAbstractEventDispatcher>
+#include <QtCore/QElapsedTimer>
+#include <QtCore/QTemporaryDir>
+#include <QtCore/QThread>
+#include <QtNetwork/QTcpServer>
+#include <QtNetwork/QTcpSocket>
+#include <QtTest/QtTest>
+
+#include <functional>
+#include <mutex>
+
+using namespace qcm::client;
+using namespace std::chrono_literals;
+
+namespace {
+
+struct SeenRequest
+{
+    QByteArray method;
+    QByteArray path;
+    QMap<QByteArray, QByteArray> headers; // lower-case names
+    QByteArray body;
+    qint64 atMs = 0;
+};
+
+struct Reply
+{
+    int code = 200;
+    QList<QPair<QByteArray, QByteArray>> headers;
+    QByteArray body = "{}";
+    bool hang = false; // never answer
+};
+
+// A minimal HTTP/1.1 server on its own thread; `handler` decides every reply.
+class FakeServer : public QObject
+{
+public:
+    std::function<Reply(const SeenRequest &)> handler;
+
+    FakeServer()
+    {
+        moveToThread(&m_thread);
+        m_thread.start();
+        QMetaObject::invokeMethod(
+            this,
+            [this] {
+                m_server = new QTcpServer(this);
+                m_server->listen(QHostAddress::LocalHost, 0);
+                connect(m_server, &QTcpServer::newConnection, this, [this] {
+                    while (QTcpSocket *socket = m_server->nextPendingConnection())
+                        connect(socket, &QTcpSocket::readyRead, this,
+                            [this, socket] { serve(socket); });
+                });
+            },
+            Qt::BlockingQueuedConnection);
+        m_clock.start();
+    }
+
+    ~FakeServer() override
+    {
+        QMetaObject::invokeMethod(
+            this, [this] { delete m_server; }, Qt::BlockingQueuedConnection);
+        m_thread.quit();
+        m_thread.wait();
+    }
+
+    QUrl url() const
+    {
+        return QUrl(QStringLiteral("http://127.0.0.1:%1").arg(m_server->serverPort()));
+    }
+
+    QList<SeenRequest> seen() const
+    {
+        std::lock_guard lock(m_mutex);
+        return m_seen;
+    }
+
+private:
+    void serve(QTcpSocket *socket)
+    {
+        QByteArray &buffer = m_buffers[socket];
+        buffer += socket->readAll();
+        for (;;) {
+            const qsizetype end = buffer.indexOf("\r\n\r\n");
+            if (end < 0)
+                return;
+            SeenRequest request;
+            const QList<QByteArray> lines = buffer.left(end).split('\n');
+            const QList<QByteArray> first = lines.value(0).trimmed().split(' ');
+            request.method = first.value(0);
+            request.path = first.value(1);
+            for (qsizetype i = 1; i < lines.size(); ++i) {
+                const qsizetype colon = lines[i].indexOf(':');
+                if (colon > 0)
+                    request.headers.insert(lines[i].left(colon).trimmed().toLower(),
+                        lines[i].mid(colon + 1).trimmed());
+            }
+            const int length = request.headers.value("content-length").toInt();
+            if (buffer.size() < end + 4 + length)
+                return;
+            request.body = buffer.mid(end + 4, length);
+            buffer.remove(0, end + 4 + length);
+            request.atMs = m_clock.elapsed();
+            {
+                std::lock_guard lock(m_mutex);
+                m_seen << request;
+            }
+            const Reply reply = handler ? handler(request) : Reply {};
+            if (reply.hang)
+                continue;
+            QByteArray out = "HTTP/1.1 " + QByteArray::number(reply.code)
+                + " X\r\nContent-Type: application/json\r\n";
+            for (const auto &[name, value] : reply.headers)
+                out += name + ": " + value + "\r\n";
+            out += "Content-Length: " + QByteArray::number(reply.body.size()) + "\r\n\r\n"
+                + reply.body;
+            socket->write(out);
+        }
+    }
+
+    QThread m_thread;
+    QTcpServer *m_server = nullptr;
+    QHash<QTcpSocket *, QByteArray> m_buffers;
+    QElapsedTimer m_clock;
+    mutable std::mutex m_mutex;
+    QList<SeenRequest> m_seen;
+};
+
+RestConfig configFor(const FakeServer &server)
+{
+    RestConfig config;
+    config.server = server.url();
+    config.qps = 0; // no client-side limit unless a test sets one
+    return config;
+}
+
+} // namespace
+
+class tst_RestClientUnit : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void retriesOn429WithRetryAfter();
+    void noRetryWithoutRetryAfter();
+    void retriesStopAfterTen();
+    void rateLimitSpacesRequests();
+    void watchesAreNotRateLimited();
+    void headersAndBasicAuth();
+    void bearerToken();
+    void timeout();
+    void execCredentialReRunAfter401();
+    void blockingCallOnTheIoThreadIsRefused();
+    void connectionRefused();
+};
+
+void tst_RestClientUnit::retriesOn429WithRetryAfter()
+{
+    FakeServer server;
+    int calls = 0;
+    server.handler = [&](const SeenRequest &) {
+        return ++calls <= 3 ? Reply {429, {{"Retry-After", "0"}}, R"({"kind":"Status","code":429})"}
+                            : Reply {};
+    };
+    RestClient client(configFor(server));
+    const Response r = client.request("GET", QStringLiteral("/api/v1/namespaces"));
+    QCOMPARE(r.code, 200);
+    QCOMPARE(r.attempts, 4);
+    QCOMPARE(server.seen().size(), 4);
+}
+
+void tst_RestClientUnit::noRetryWithoutRetryAfter()
+{
+    FakeServer server;
+    server.handler = [](const SeenRequest &) { return Reply {503, {}, "busy"}; };
+    RestClient client(configFor(server));
+    const Response r = client.request("GET", QStringLiteral("/x"));
+    QCOMPARE(r.code, 503);
+    QCOMPARE(server.seen().size(), 1);
+    QCOMPARE(r.status().reason, QStringLiteral("ServiceUnavailable"));
+}
+
+void tst_RestClientUnit::retriesStopAfterTen()
+{
+    FakeServer server;
+    server.handler = [](const SeenRequest &) { return Reply {500, {{"Retry-After", "0"}}, "{}"}; };
+    RestClient client(configFor(server));
+    const Response r = client.request("POST", QStringLiteral("/x"), {}, "{}", "application/json");
+    QCOMPARE(r.code, 500);
+    QCOMPARE(server.seen().size(), 11); // the first try and 10 retries, as client-go
+    QCOMPARE(server.seen().last().body, QByteArray("{}")); // the body is sent again
+}
+
+void tst_RestClientUnit::rateLimitSpacesRequests()
+{
+    FakeServer server;
+    RestConfig config = configFor(server);
+    config.qps = 20; // one every 50 ms
+    config.burst = 1;
+    RestClient client(config);
+    for (int i = 0; i < 6; ++i)
+        QCOMPARE(client.request("GET", QStringLiteral("/x")).code, 200);
+    const QList<SeenRequest> seen = server.seen();
+    QCOMPARE(seen.size(), 6);
+    // Lower bounds only: a token bucket never lets requests through faster than its rate.
+    QVERIFY2(seen.last().atMs - seen.first().atMs >= 5 * 50 - 5,
+        qPrintable(QStringLiteral("6 requests at 20 qps took %1 ms")
+                       .arg(seen.last().atMs - seen.first().atMs)));
+}
+
+void tst_RestClientUnit::watchesAreNotRateLimited()
+{
+    FakeServer server;
+    server.handler = [](const SeenRequest &r) {
+        if (r.path.contains("watch=true"))
+            return Reply {200, {},
+                R"({"type":"ADDED","object":{"metadata":{"name":"a"}}})"
+                "\n"};
+        return Reply {};
+    };
+    RestConfig config = configFor(server);
+    config.qps = 0.5; // one request every 2 s after the first
+    config.burst = 1;
+    RestClient client(config);
+    QCOMPARE(client.request("GET", QStringLiteral("/x")).code, 200); // takes the only token
+    QElapsedTimer timer;
+    timer.start();
+    auto watch = client.watch(
+        {QString(), QStringLiteral("v1"), QStringLiteral("configmaps")}, QStringLiteral("n"));
+    auto event = watch->next(10s);
+    QVERIFY(event.has_value());
+    QCOMPARE(event->object.name(), QStringLiteral("a"));
+    QVERIFY2(timer.elapsed() < 1500, "the watch waited for the rate limiter");
+}
+
+void tst_RestClientUnit::headersAndBasicAuth()
+{
+    FakeServer server;
+    RestConfig config = configFor(server);
+    config.username = QStringLiteral("admin");
+    config.password = QStringLiteral("s3cret");
+    RestClient client(config);
+    client.request("POST", QStringLiteral("/api/v1/namespaces/n/configmaps"), {}, R"({"a":1})",
+        "application/json");
+    const SeenRequest seen = server.seen().value(0);
+    QCOMPARE(seen.method, QByteArray("POST"));
+    QCOMPARE(seen.headers.value("user-agent"), QByteArray("qcm/" QCM_VERSION_STRING));
+    QCOMPARE(seen.headers.value("accept"), QByteArray("application/json"));
+    QCOMPARE(seen.headers.value("content-type"), QByteArray("application/json"));
+    QCOMPARE(seen.headers.value("authorization"), "Basic " + QByteArray("admin:s3cret").toBase64());
+    QCOMPARE(seen.body, QByteArray(R"({"a":1})"));
+}
+
+void tst_RestClientUnit::bearerToken()
+{
+    FakeServer server;
+    RestConfig config = configFor(server);
+    config.bearerToken = QStringLiteral("abc");
+    RestClient client(config);
+    ListOptions options;
+    options.labelSelector = QStringLiteral("a in (x,y),b!=c");
+    options.limit = 5;
+    client.list({QStringLiteral("apps"), QStringLiteral("v1"), QStringLiteral("deployments")},
+        QStringLiteral("ns"), options);
+    const SeenRequest seen = server.seen().value(0);
+    QCOMPARE(seen.headers.value("authorization"), QByteArray("Bearer abc"));
+    QVERIFY2(
+        seen.path.startsWith("/apis/apps/v1/namespaces/ns/deployments?"), seen.path.constData());
+    QVERIFY2(seen.path.contains("limit=5"), seen.path.constData());
+    QCOMPARE(QUrlQuery(QUrl(QString::fromUtf8(seen.path)).query())
+                 .queryItemValue(QStringLiteral("labelSelector"), QUrl::FullyDecoded),
+        QStringLiteral("a in (x,y),b!=c"));
+}
+
+void tst_RestClientUnit::timeout()
+{
+    FakeServer server;
+    server.handler = [](const SeenRequest &) { return Reply {200, {}, {}, true}; };
+    RestConfig config = configFor(server);
+    config.timeout = 200ms;
+    RestClient client(config);
+    const Response r = client.request("GET", QStringLiteral("/slow"));
+    QCOMPARE(r.code, 0);
+    QVERIFY(r.transportError.has_value());
+    QCOMPARE(r.transportError->reason, QStringLiteral("Timeout"));
+    QVERIFY(r.transportError->isTimeout());
+    QVERIFY2(r.transportError->message.contains(QStringLiteral("no response within 200 ms")),
+        qPrintable(r.transportError->message));
+}
+
+void tst_RestClientUnit::execCredentialReRunAfter401()
+{
+    QTemporaryDir dir;
+    const QString counter = dir.filePath(QStringLiteral("n"));
+    const QString plugin = dir.filePath(QStringLiteral("plugin"));
+    QFile f(plugin);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write("#!/bin/sh\necho x >> " + counter.toUtf8() + "\nn=$(wc -l < " + counter.toUtf8()
+        + " | tr -d ' ')\nprintf "
+          "'{\"apiVersion\":\"client.authentication.k8s.io/"
+          "v1\",\"kind\":\"ExecCredential\",\"status\":{\"token\":\"t%s\"}}' \"$n\"\n");
+    f.close();
+    QFile::setPermissions(plugin, QFile::ReadOwner | QFile::ExeOwner | QFile::WriteOwner);
+    FakeServer server;
+    server.handler = [](const SeenRequest &r) {
+        return r.headers.value("authorization") == "Bearer t2"
+            ? Reply {}
+            : Reply {401, {}, R"({"kind":"Status","reason":"Unauthorized","code":401})"};
+    };
+    RestConfig config = configFor(server);
+    ExecConfig exec;
+    exec.command = plugin;
+    exec.apiVersion = QStringLiteral("client.authentication.k8s.io/v1");
+    config.exec = exec;
+    RestClient client(config);
+    const Response r = client.request("GET", QStringLiteral("/x"));
+    QCOMPARE(r.code, 200);
+    QCOMPARE(server.seen().size(), 2);
+    QCOMPARE(server.seen()[0].headers.value("authorization"), QByteArray("Bearer t1"));
+    QCOMPARE(server.seen()[1].headers.value("authorization"), QByteArray("Bearer t2"));
+}
+
+void tst_RestClientUnit::blockingCallOnTheIoThreadIsRefused()
+{
+    FakeServer server;
+    RestClient client(configFor(server));
+    Response r;
+    QMetaObject::invokeMethod(
+        QAbstractEventDispatcher::instance(client.ioThread()),
+        [&] { r = client.request("GET", QStringLiteral("/x")); }, Qt::BlockingQueuedConnection);
+    QVERIFY(r.transportError.has_value());
+    QCOMPARE(r.transportError->reason, QStringLiteral("WrongThread"));
+    QVERIFY(server.seen().isEmpty());
+}
+
+void tst_RestClientUnit::connectionRefused()
+{
+    QTcpServer probe;
+    probe.listen(QHostAddress::LocalHost, 0);
+    const quint16 port = probe.serverPort();
+    probe.close();
+    RestConfig config;
+    config.server = QUrl(QStringLiteral("http://127.0.0.1:%1").arg(port));
+    RestClient client(config);
+    auto result = client.get({QString(), QStringLiteral("v1"), QStringLiteral("pods")},
+        QStringLiteral("n"), QStringLiteral("p"));
+    QVERIFY(!result);
+    QCOMPARE(result.error().reason, QStringLiteral("ConnectionRefused"));
+    QVERIFY2(result.error().message.contains(QStringLiteral("/api/v1/namespaces/n/pods/p")),
+        qPrintable(result.error().message));
+}
+
+QTEST_GUILESS_MAIN(tst_RestClientUnit)
+#include "tst_restclient.moc"
