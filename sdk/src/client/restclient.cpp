@@ -29,6 +29,7 @@ struct RequestSpec
     QUrlQuery query;
     QByteArray body;
     QByteArray contentType;
+    QByteArray accept;
 };
 
 // One request on its way: what to send, how often it was tried, and whom to tell.
@@ -267,7 +268,8 @@ private:
         request.setAttribute(
             QNetworkRequest::CacheLoadControlAttribute, QNetworkRequest::AlwaysNetwork);
         request.setRawHeader("User-Agent", m_userAgent);
-        request.setRawHeader("Accept", "application/json");
+        request.setRawHeader("Accept",
+            p.spec.accept.isEmpty() ? QByteArrayLiteral("application/json") : p.spec.accept);
         if (!p.spec.contentType.isEmpty())
             request.setRawHeader("Content-Type", p.spec.contentType);
         if (!m_config.tlsServerName.isEmpty())
@@ -591,10 +593,11 @@ void RestClient::setCodec(const Codec *codec)
 }
 
 QFuture<Response> RestClient::requestAsync(const QByteArray &verb, const QString &path,
-    const QUrlQuery &query, const QByteArray &body, const QByteArray &contentType)
+    const QUrlQuery &query, const QByteArray &body, const QByteArray &contentType,
+    const QByteArray &accept)
 {
     Pending p;
-    p.spec = {verb, path, query, body, contentType};
+    p.spec = {verb, path, query, body, contentType, accept};
     p.promise = std::make_shared<QPromise<Response>>();
     p.promise->start();
     QFuture<Response> future = p.promise->future();
@@ -604,9 +607,9 @@ QFuture<Response> RestClient::requestAsync(const QByteArray &verb, const QString
 }
 
 Response RestClient::request(const QByteArray &verb, const QString &path, const QUrlQuery &query,
-    const QByteArray &body, const QByteArray &contentType)
+    const QByteArray &body, const QByteArray &contentType, const QByteArray &accept)
 {
-    return d->wait(requestAsync(verb, path, query, body, contentType));
+    return d->wait(requestAsync(verb, path, query, body, contentType, accept));
 }
 
 ObjectResult RestClient::decodeObject(const Response &response) const
@@ -774,7 +777,7 @@ std::shared_ptr<Watch> RestClient::watch(
     });
     QUrlQuery query = listQuery(options);
     query.addQueryItem(QStringLiteral("watch"), QStringLiteral("true"));
-    RequestSpec spec {"GET", gvr.collectionPath(ns), query, {}, {}};
+    RequestSpec spec {"GET", gvr.collectionPath(ns), query, {}, {}, {}};
     QPointer<Watch> target(raw);
     QMetaObject::invokeMethod(d->worker,
         [w = d->worker, spec, target]() mutable { w->startWatch(std::move(spec), target); });

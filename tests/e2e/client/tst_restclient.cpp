@@ -1,4 +1,5 @@
 // e2e: RestClient against a real kube-apiserver + etcd (the e2e_cluster fixture).
+#include <qcm/client/discovery.h>
 #include <qcm/client/kubeconfig.h>
 #include <qcm/client/restclient.h>
 
@@ -74,6 +75,7 @@ private slots:
     void tokenAuth();
     void wrongCaFailsClearly();
     void fiftyWatchesAndRequestsShareHttp2();
+    void discovery();
 
 private:
     RestConfig load(const QString &name, double qps = 200, int burst = 400);
@@ -566,6 +568,47 @@ void tst_RestClient::fiftyWatchesAndRequestsShareHttp2()
         QVERIFY(watches[size_t(i)]->usedHttp2());
     }
     qInfo("200 requests beside 50 watches in %lld ms", timer.elapsed());
+}
+
+void tst_RestClient::discovery()
+{
+    Discovery discovery(m_client.get());
+    const ApiResource cm
+        = ok(discovery.resourceFor({QString(), QString(), QStringLiteral("ConfigMap")}));
+    QCOMPARE(cm.gvr, ConfigMaps);
+    QVERIFY(cm.namespaced);
+    QVERIFY(cm.verbs.contains(QStringLiteral("watch")));
+    const ApiResource ns
+        = ok(discovery.kindFor({QString(), QStringLiteral("v1"), QStringLiteral("namespaces")}));
+    QCOMPARE(ns.gvk.kind, QStringLiteral("Namespace"));
+    QVERIFY(!ns.namespaced);
+    const ApiResource deployments = ok(discovery.resourceFor(
+        {QStringLiteral("apps"), QStringLiteral("v1"), QStringLiteral("Deployment")}));
+    QCOMPARE(deployments.gvr, Deployments);
+    QVERIFY(deployments.subresources.contains(QStringLiteral("scale")));
+    QVERIFY(deployments.subresources.contains(QStringLiteral("status")));
+    QVERIFY(deployments.shortNames.contains(QStringLiteral("deploy")));
+    QVERIFY(!ok(discovery.resources()).isEmpty());
+
+    // A CRD installed after the cache was filled is found on the refresh a miss triggers.
+    const GroupVersionKind gadget {
+        QStringLiteral("late.qcm.io"), QStringLiteral("v1"), QStringLiteral("Gadget")};
+    Object crd = fromJson(R"({
+      "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+      "metadata": {"name": "gadgets.late.qcm.io"},
+      "spec": {"group": "late.qcm.io", "scope": "Cluster",
+        "names": {"plural": "gadgets", "singular": "gadget", "kind": "Gadget"},
+        "versions": [{"name": "v1", "served": true, "storage": true,
+          "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}]}})");
+    ok(m_client->create(Crds, {}, crd));
+    QTRY_VERIFY_WITH_TIMEOUT(discovery.resourceFor(gadget).ok(), 30000);
+    const ApiResource found = ok(discovery.resourceFor(gadget));
+    QCOMPARE(found.gvr.resource, QStringLiteral("gadgets"));
+    QVERIFY(!found.namespaced);
+    auto missing = discovery.resourceFor(
+        {QStringLiteral("nowhere.qcm.io"), QStringLiteral("v1"), QStringLiteral("Nothing")});
+    QVERIFY(!missing);
+    QVERIFY(missing.error().isNotFound());
 }
 
 QTEST_GUILESS_MAIN(tst_RestClient)

@@ -1,5 +1,6 @@
 // RestClient against a scripted local HTTP server: retries, the client-side rate limit,
 // headers and authentication, timeouts. (The real apiserver is in tests/e2e.)
+#include <qcm/client/discovery.h>
 #include <qcm/client/restclient.h>
 #include <qcm/version.h>
 
@@ -157,6 +158,7 @@ private slots:
     void execCredentialReRunAfter401();
     void blockingCallOnTheIoThreadIsRefused();
     void connectionRefused();
+    void legacyDiscovery();
 };
 
 void tst_RestClientUnit::retriesOn429WithRetryAfter()
@@ -353,6 +355,46 @@ void tst_RestClientUnit::connectionRefused()
     QCOMPARE(result.error().reason, QStringLiteral("ConnectionRefused"));
     QVERIFY2(result.error().message.contains(QStringLiteral("/api/v1/namespaces/n/pods/p")),
         qPrintable(result.error().message));
+}
+
+// A server without aggregated discovery answers /api and /apis with the legacy kinds; the
+// client then walks /api/v1 and every group version.
+void tst_RestClientUnit::legacyDiscovery()
+{
+    FakeServer server;
+    server.handler = [](const SeenRequest &r) {
+        if (r.path == "/api")
+            return Reply {200, {}, R"({"kind":"APIVersions","versions":["v1"]})"};
+        if (r.path == "/api/v1")
+            return Reply {200, {}, R"({"kind":"APIResourceList","groupVersion":"v1","resources":[
+                {"name":"configmaps","namespaced":true,"kind":"ConfigMap","verbs":["get","list"],"shortNames":["cm"]},
+                {"name":"namespaces","namespaced":false,"kind":"Namespace","verbs":["get"]}]})"};
+        if (r.path == "/apis")
+            return Reply {200, {}, R"({"kind":"APIGroupList","groups":[{"name":"apps",
+                "versions":[{"groupVersion":"apps/v1","version":"v1"},{"groupVersion":"apps/v1beta2","version":"v1beta2"}],
+                "preferredVersion":{"groupVersion":"apps/v1","version":"v1"}}]})"};
+        if (r.path == "/apis/apps/v1" || r.path == "/apis/apps/v1beta2")
+            return Reply {200, {}, R"({"kind":"APIResourceList","resources":[
+                {"name":"deployments","namespaced":true,"kind":"Deployment","verbs":["get","patch"]},
+                {"name":"deployments/scale","namespaced":true,"kind":"Scale","group":"autoscaling","version":"v1","verbs":["get"]}]})"};
+        return Reply {404, {}, "{}"};
+    };
+    RestClient client(configFor(server));
+    Discovery discovery(&client);
+    auto cm = discovery.resourceFor({QString(), QString(), QStringLiteral("ConfigMap")});
+    QVERIFY2(cm, qPrintable(cm ? QString() : cm.error().toString()));
+    QCOMPARE(cm->gvr.resource, QStringLiteral("configmaps"));
+    QCOMPARE(cm->shortNames, QStringList {QStringLiteral("cm")});
+    auto deployment
+        = discovery.resourceFor({QStringLiteral("apps"), QString(), QStringLiteral("Deployment")});
+    QVERIFY(deployment);
+    QCOMPARE(deployment->gvr.version, QStringLiteral("v1")); // the preferred version
+    QCOMPARE(deployment->subresources, QStringList {QStringLiteral("scale")});
+    QVERIFY(!discovery.kindFor({QString(), QStringLiteral("v1"), QStringLiteral("namespaces")})
+                 ->namespaced);
+    // The Accept header asked for aggregated discovery first.
+    QVERIFY(server.seen().value(0).headers.value("accept").startsWith(
+        "application/json;g=apidiscovery.k8s.io;v=v2"));
 }
 
 QTEST_GUILESS_MAIN(tst_RestClientUnit)

@@ -53,11 +53,13 @@ public:
     void setCodec(const Codec *codec); // before the first request
 
     // Any request. `path` is relative to the server URL (/api/v1/...).
+    // `accept` defaults to application/json.
     QFuture<Response> requestAsync(const QByteArray &verb, const QString &path,
         const QUrlQuery &query = {}, const QByteArray &body = {},
-        const QByteArray &contentType = {});
+        const QByteArray &contentType = {}, const QByteArray &accept = {});
     Response request(const QByteArray &verb, const QString &path, const QUrlQuery &query = {},
-        const QByteArray &body = {}, const QByteArray &contentType = {});
+        const QByteArray &body = {}, const QByteArray &contentType = {},
+        const QByteArray &accept = {});
 
     // Typed verbs; `ns` is empty for cluster-scoped resources. `subresource` is e.g. "status"
     // or "scale".
