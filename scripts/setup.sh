@@ -7,8 +7,9 @@
 #     (package prometheus), clang-format, python3.
 #   * Go modules (through the Go module proxy) for the test peers: client-go for the
 #     conformance driver and the benchmarks, and a real kube-apiserver, etcd and kubectl for
-#     the e2e tests (tests/e2e/cluster/build-binaries.sh, cached in ~/.cache/qcm). Go itself must already be installed
-#     (https://go.dev/doc/install); Debian's golang package is too old for client-go.
+#     the e2e tests (tests/e2e/cluster/build-binaries.sh, cached in ~/.cache/qcm).
+#     Go itself (>= 1.26, what client-go v0.37 needs) must already be installed
+#     (https://go.dev/doc/install); Debian's golang package is too old.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
@@ -39,7 +40,7 @@ if ! command -v go >/dev/null 2>&1; then
     done
 fi
 if ! command -v go >/dev/null 2>&1; then
-    echo "setup: Go is not installed; the client-go peers need Go >= 1.24 (https://go.dev/doc/install)" >&2
+    echo "setup: Go is not installed; the client-go peers need Go >= 1.26 (https://go.dev/doc/install)" >&2
     exit 1
 fi
 

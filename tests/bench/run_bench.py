@@ -1,8 +1,13 @@
 #!/usr/bin/env python3
-"""Runs the qcm benchmarks and their client-go twins in one run and prints the ratio table.
+"""Runs the qcm benchmarks and their client-go twins in one run and prints the ratio tables.
 
-    run_bench.py --qcm-bench build/tests/bench/qcm_bench_workqueue [--go go]
+    run_bench.py --qcm-bench build/tests/bench/qcm_bench_workqueue
+                 [--qcm-decode build/tests/bench/qcm_bench_decode] [--go go]
                  [--repetitions 5] [--quick] [--markdown]
+
+With --qcm-decode it also measures decoding: gen_pods.py writes a PodList and a watch stream
+of 1000 pods, and both sides decode the same bytes (client-go typed into corev1 and
+unstructured); that table shows MB/s and qcm's ratio to client-go's typed decode.
 
 Both sides run every case --repetitions times; the table shows the medians. ratio is
 client-go ns/op divided by qcm ns/op: 2.0 means qcm does the same work in half the time.
@@ -18,6 +23,7 @@ import re
 import statistics
 import subprocess
 import sys
+import tempfile
 
 HERE = pathlib.Path(__file__).resolve().parent
 
@@ -48,6 +54,67 @@ def run_qcm(binary, repetitions, quick):
     return times
 
 
+def print_table(columns, rows, markdown):
+    """columns: (title, width, format) for each column; the first is left-aligned text."""
+    if markdown:
+        print("| " + " | ".join(title for title, _, _ in columns) + " |")
+        print("|---|" + "".join("---:|" if fmt else "---|" for _, _, fmt in columns[1:]))
+        for row in rows:
+            print("| " + " | ".join(fmt.format(v) if fmt else str(v) for (_, _, fmt), v in zip(columns, row)) + " |")
+        return
+    print(" ".join(f"{title:{width}}" if i == 0 else f"{title:>{width}}"
+                   for i, (title, width, _) in enumerate(columns)))
+    for row in rows:
+        print(" ".join(f"{v:{width}}" if i == 0 else f"{(fmt.format(v) if fmt else v):>{width}}"
+                       for i, ((_, width, fmt), v) in enumerate(zip(columns, row))))
+
+
+DECODE_CASES = [
+    # case, qcm benchmark, client-go typed, client-go unstructured, target ratio to typed
+    ("list of 1000 pods (6.3 MB)", "BM_DecodeList", "BenchmarkDecodeListTyped",
+     "BenchmarkDecodeListUnstructured", 5.0),
+    ("watch stream of 1000 pods (6.3 MB)", "BM_DecodeWatch", "BenchmarkDecodeWatchTyped",
+     "BenchmarkDecodeWatchUnstructured", 5.0),
+]
+
+
+def run_decode(qcm_binary, go, repetitions, quick, markdown):
+    with tempfile.TemporaryDirectory() as data:
+        subprocess.run([sys.executable, str(HERE / "gen_pods.py"), "--out", data], check=True)
+        env = dict(os.environ, QCM_BENCH_DATA=data)
+        args = [qcm_binary, "--benchmark_format=json", f"--benchmark_repetitions={repetitions}"]
+        if quick:
+            args.append("--benchmark_min_time=0.05")
+        out = subprocess.run(args, check=True, capture_output=True, text=True, env=env).stdout
+        qcm = {}
+        for b in json.loads(out)["benchmarks"]:
+            if b.get("run_type") == "iteration":
+                qcm.setdefault(b["run_name"], []).append(b["bytes_per_second"] / 1e6)
+        genv = dict(env, GOTOOLCHAIN="local", GOFLAGS="-mod=mod")
+        out = subprocess.run([go, "test", "-run", "^$", "-bench", "Decode", "-benchtime",
+                              "3x" if quick else "2s", "-count", str(repetitions), "."],
+                             cwd=HERE / "go", env=genv, check=True, capture_output=True,
+                             text=True).stdout
+        gomb = {}
+        for line in out.splitlines():
+            m = re.match(r"^(Benchmark\S+?)(?:-\d+)?\s+\d+\s+[\d.]+ ns/op\s+([\d.]+) MB/s", line)
+            if m:
+                gomb.setdefault(m.group(1), []).append(float(m.group(2)))
+    rows, missing = [], []
+    for name, q_name, typed, unstructured, target in DECODE_CASES:
+        if q_name not in qcm or typed not in gomb or unstructured not in gomb:
+            missing.append(name)
+            continue
+        q = statistics.median(qcm[q_name])
+        t = statistics.median(gomb[typed])
+        u = statistics.median(gomb[unstructured])
+        rows.append((name, q, t, u, q / t, target, "yes" if q / t >= target else "NO"))
+    print_table([("decode", 36, None), ("qcm MB/s", 9, "{:.1f}"), ("client-go typed MB/s", 20, "{:.1f}"),
+                 ("client-go unstructured MB/s", 27, "{:.1f}"), ("ratio to typed", 14, "{:.2f}x"),
+                 ("target", 6, "{:.1f}x"), ("met", 3, None)], rows, markdown)
+    return missing
+
+
 def run_go(go, repetitions, quick):
     env = dict(os.environ, GOTOOLCHAIN="local", GOFLAGS="-mod=mod")
     count = str(repetitions)
@@ -68,6 +135,7 @@ def run_go(go, repetitions, quick):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--qcm-bench", required=True)
+    parser.add_argument("--qcm-decode", help="the decode benchmark binary (optional)")
     parser.add_argument("--go", default="go")
     parser.add_argument("--repetitions", type=int, default=5)
     parser.add_argument("--quick", action="store_true")
@@ -77,9 +145,9 @@ def main():
 
     qcm = run_qcm(args.qcm_bench, repetitions, args.quick)
     go = run_go(args.go, repetitions, args.quick)
+    missing = []
 
     rows = []
-    missing = []
     for name, qcm_name, go_name, qcm_divisor, target in CASES:
         if qcm_name not in qcm or go_name not in go:
             missing.append(name)
@@ -89,17 +157,13 @@ def main():
         ratio = g / q
         rows.append((name, q, g, ratio, target, "yes" if ratio >= target else "NO"))
 
-    if args.markdown:
-        print("| case | qcm ns/op | client-go ns/op | ratio | target | met |")
-        print("|---|---:|---:|---:|---:|---|")
-        for r in rows:
-            print(f"| {r[0]} | {r[1]:,.1f} | {r[2]:,.1f} | {r[3]:.2f}x | {r[4]:.1f}x | {r[5]} |")
-    else:
-        print(f"{'case':44} {'qcm ns/op':>14} {'client-go ns/op':>16} {'ratio':>7} {'target':>7}  met")
-        for r in rows:
-            print(f"{r[0]:44} {r[1]:14,.1f} {r[2]:16,.1f} {r[3]:6.2f}x {r[4]:6.1f}x  {r[5]}")
+    print_table([("case", 44, None), ("qcm ns/op", 14, "{:,.1f}"), ("client-go ns/op", 16, "{:,.1f}"),
+                 ("ratio", 7, "{:.2f}x"), ("target", 6, "{:.1f}x"), ("met", 3, None)], rows, args.markdown)
     print(f"(medians of {repetitions} run(s) each; ratio = client-go / qcm"
           f"{'; --quick: not for the record' if args.quick else ''})")
+    if args.qcm_decode:
+        print()
+        missing += run_decode(args.qcm_decode, args.go, repetitions, args.quick, args.markdown)
     if missing:
         print("missing cases: " + ", ".join(missing), file=sys.stderr)
         return 1

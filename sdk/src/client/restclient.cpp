@@ -612,21 +612,21 @@ Response RestClient::request(const QByteArray &verb, const QString &path, const 
     return d->wait(requestAsync(verb, path, query, body, contentType, accept));
 }
 
-ObjectResult RestClient::decodeObject(const Response &response) const
+ObjectResult RestClient::decodeObject(const Response &response, const Codec *codec)
 {
     if (!response.isSuccess())
         return response.status();
-    auto json = d->codec->decode(response.body);
+    auto json = (codec ? codec : Codec::defaultCodec())->decode(response.body);
     if (!json)
         return Status::transportError(QStringLiteral("DecodeError"), json.error().reason);
     return Object(*json);
 }
 
-ListResult RestClient::decodeList(const Response &response) const
+ListResult RestClient::decodeList(const Response &response, const Codec *codec)
 {
     if (!response.isSuccess())
         return response.status();
-    auto json = d->codec->decode(response.body);
+    auto json = (codec ? codec : Codec::defaultCodec())->decode(response.body);
     if (!json)
         return Status::transportError(QStringLiteral("DecodeError"), json.error().reason);
     ObjectList list;
@@ -658,13 +658,13 @@ ListResult RestClient::decodeList(const Response &response) const
 ObjectResult RestClient::get(const GroupVersionResource &gvr, const QString &ns,
     const QString &name, const QString &subresource)
 {
-    return decodeObject(request("GET", objectPath(gvr, ns, name, subresource)));
+    return decodeObject(request("GET", objectPath(gvr, ns, name, subresource)), d->codec);
 }
 
 ListResult RestClient::list(
     const GroupVersionResource &gvr, const QString &ns, const ListOptions &options)
 {
-    return decodeList(request("GET", gvr.collectionPath(ns), listQuery(options)));
+    return decodeList(request("GET", gvr.collectionPath(ns), listQuery(options)), d->codec);
 }
 
 namespace {
@@ -684,7 +684,8 @@ ObjectResult RestClient::create(const GroupVersionResource &gvr, const QString &
 {
     return decodeObject(
         request("POST", gvr.collectionPath(ns), writeQuery(options.fieldManager, options.dryRun),
-            d->codec->encode(object.json()), "application/json"));
+            d->codec->encode(object.json()), "application/json"),
+        d->codec);
 }
 
 ObjectResult RestClient::update(const GroupVersionResource &gvr, const Object &object,
@@ -693,7 +694,8 @@ ObjectResult RestClient::update(const GroupVersionResource &gvr, const Object &o
     return decodeObject(
         request("PUT", objectPath(gvr, object.namespaceName(), object.name(), subresource),
             writeQuery(options.fieldManager, options.dryRun), d->codec->encode(object.json()),
-            "application/json"));
+            "application/json"),
+        d->codec);
 }
 
 ObjectResult RestClient::updateStatus(
@@ -710,7 +712,8 @@ ObjectResult RestClient::patch(const GroupVersionResource &gvr, const QString &n
     if (options.force && type == PatchType::Apply)
         q.addQueryItem(QStringLiteral("force"), QStringLiteral("true"));
     return decodeObject(
-        request("PATCH", objectPath(gvr, ns, name, subresource), q, patch, patchContentType(type)));
+        request("PATCH", objectPath(gvr, ns, name, subresource), q, patch, patchContentType(type)),
+        d->codec);
 }
 
 namespace {
@@ -738,29 +741,31 @@ QByteArray deleteBody(const DeleteOptions &o)
 ObjectResult RestClient::remove(const GroupVersionResource &gvr, const QString &ns,
     const QString &name, const DeleteOptions &options)
 {
-    return decodeObject(request(
-        "DELETE", objectPath(gvr, ns, name, {}), {}, deleteBody(options), "application/json"));
+    return decodeObject(request("DELETE", objectPath(gvr, ns, name, {}), {}, deleteBody(options),
+                            "application/json"),
+        d->codec);
 }
 
 ObjectResult RestClient::removeCollection(const GroupVersionResource &gvr, const QString &ns,
     const ListOptions &listOptions, const DeleteOptions &options)
 {
     return decodeObject(request("DELETE", gvr.collectionPath(ns), listQuery(listOptions),
-        deleteBody(options), "application/json"));
+                            deleteBody(options), "application/json"),
+        d->codec);
 }
 
 QFuture<ObjectResult> RestClient::getAsync(const GroupVersionResource &gvr, const QString &ns,
     const QString &name, const QString &subresource)
 {
     return requestAsync("GET", objectPath(gvr, ns, name, subresource))
-        .then([this](const Response &r) { return decodeObject(r); });
+        .then([codec = d->codec](const Response &r) { return decodeObject(r, codec); });
 }
 
 QFuture<ListResult> RestClient::listAsync(
     const GroupVersionResource &gvr, const QString &ns, const ListOptions &options)
 {
     return requestAsync("GET", gvr.collectionPath(ns), listQuery(options))
-        .then([this](const Response &r) { return decodeList(r); });
+        .then([codec = d->codec](const Response &r) { return decodeList(r, codec); });
 }
 
 std::shared_ptr<Watch> RestClient::watch(

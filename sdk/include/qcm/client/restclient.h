@@ -13,6 +13,7 @@
 // Authentication: client certificate, bearer token (re-read from a token file as it rotates),
 // exec credential plugin (run off the I/O thread, re-run after a 401), or basic auth.
 //
+// Needs a QCoreApplication (its I/O thread runs a Qt event loop).
 // Thread safety: every public method is safe from any thread.
 #pragma once
 
@@ -92,9 +93,9 @@ public:
     std::shared_ptr<Watch> watch(
         const GroupVersionResource &gvr, const QString &ns, const ListOptions &options = {});
 
-    // Decodes a response as an object or a list (public for tests and benchmarks).
-    ObjectResult decodeObject(const Response &response) const;
-    ListResult decodeList(const Response &response) const;
+    // Decodes a response as an object or a list, with `codec` (null: the default codec).
+    static ObjectResult decodeObject(const Response &response, const Codec *codec = nullptr);
+    static ListResult decodeList(const Response &response, const Codec *codec = nullptr);
 
 private:
     struct Private;
