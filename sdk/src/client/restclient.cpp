@@ -257,8 +257,12 @@ private:
     void send(Pending p, std::optional<ExecCredentialProvider::Credential> credential,
         QPointer<Watch> watch)
     {
-        if (!m_nam)
+        if (!m_nam) { // the client is being destroyed: fail rather than leave a caller waiting
+            fail(std::move(p), watch,
+                Status::transportError(QStringLiteral("ShutDown"),
+                    QStringLiteral("the RestClient was destroyed before the request was sent")));
             return;
+        }
         QUrl url = m_config.server;
         url.setPath(m_config.server.path() + p.spec.path, QUrl::DecodedMode);
         if (!p.spec.query.isEmpty())

@@ -159,6 +159,7 @@ private slots:
     void blockingCallOnTheIoThreadIsRefused();
     void connectionRefused();
     void legacyDiscovery();
+    void asyncForms();
 };
 
 void tst_RestClientUnit::retriesOn429WithRetryAfter()
@@ -395,6 +396,38 @@ void tst_RestClientUnit::legacyDiscovery()
     // The Accept header asked for aggregated discovery first.
     QVERIFY(server.seen().value(0).headers.value("accept").startsWith(
         "application/json;g=apidiscovery.k8s.io;v=v2"));
+}
+
+// The async forms resolve on the I/O thread; continuations can move to another thread.
+void tst_RestClientUnit::asyncForms()
+{
+    FakeServer server;
+    server.handler = [](const SeenRequest &r) {
+        if (r.path.endsWith("/configmaps"))
+            return Reply {200, {},
+                R"({"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"7"},"items":[{"metadata":{"name":"a"}}]})"};
+        return Reply {200, {}, R"({"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"x"}})"};
+    };
+    RestClient client(configFor(server));
+    const GroupVersionResource cm {QString(), QStringLiteral("v1"), QStringLiteral("configmaps")};
+    QFuture<ObjectResult> one = client.getAsync(cm, QStringLiteral("n"), QStringLiteral("x"));
+    QFuture<ListResult> many = client.listAsync(cm, QStringLiteral("n"));
+    QThread *resolvedOn = nullptr;
+    QFuture<QString> chained
+        = client.requestAsync("GET", QStringLiteral("/api/v1/namespaces/n/configmaps/x"))
+              .then([&](const Response &r) {
+                  resolvedOn = QThread::currentThread();
+                  return QString::fromUtf8(r.body);
+              });
+    one.waitForFinished();
+    many.waitForFinished();
+    chained.waitForFinished();
+    QCOMPARE(one.result()->name(), QStringLiteral("x"));
+    QCOMPARE(many.result()->resourceVersion, QStringLiteral("7"));
+    QCOMPARE(
+        many.result()->items.value(0).kind(), QStringLiteral("ConfigMap")); // from the list kind
+    QVERIFY(chained.result().contains(QStringLiteral("ConfigMap")));
+    QCOMPARE(resolvedOn, client.ioThread());
 }
 
 QTEST_GUILESS_MAIN(tst_RestClientUnit)

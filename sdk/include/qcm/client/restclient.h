@@ -13,7 +13,8 @@
 // Authentication: client certificate, bearer token (re-read from a token file as it rotates),
 // exec credential plugin (run off the I/O thread, re-run after a 401), or basic auth.
 //
-// Needs a QCoreApplication (its I/O thread runs a Qt event loop).
+// Needs a QCoreApplication (its I/O thread runs a Qt event loop). Destroy a RestClient only
+// once no other thread is using it; requests still queued then fail with reason ShutDown.
 // Thread safety: every public method is safe from any thread.
 #pragma once
 
