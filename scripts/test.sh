@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite, from a fresh clone on a fresh Debian machine:
 #   1. scripts/setup.sh installs the Debian packages and Go modules it needs;
-#   2. a ThreadSanitizer build runs the unit tests (the work-queue stress test among them),
-#      then an AddressSanitizer+UBSan build does the same;
+#   2. a ThreadSanitizer build runs the unit tests (the work-queue stress test among them;
+#      the client's are left out, see below), then an AddressSanitizer+UBSan build runs all;
 #   3. the release build runs every test: unit, conformance against client-go, and a quick
 #      pass of the benchmark runner. Its ctest summary is the last thing printed.
 # Build trees: build/ (release), build-tsan/, build-asan/. Set QCM_SKIP_SANITIZERS=1 to skip 2.
@@ -20,8 +20,13 @@ if [[ ${QCM_SKIP_SANITIZERS:-0} != 1 ]]; then
         echo "== unit tests under the $sanitizer sanitizer ($dir)"
         scripts/build.sh "$dir" -DQCM_SANITIZE="$sanitizer" -DQCM_BUILD_BENCHMARKS=OFF
         # The sanitizer options (and TSan's suppressions for uninstrumented Qt) are set on
-        # each test by tests/CMakeLists.txt.
-        ctest --test-dir "$dir" -L unit --output-on-failure --timeout 900
+        # each test by tests/CMakeLists.txt. Under TSan the client tests are left out: the
+        # client hands work between threads through Qt (queued calls, QFuture), whose locks
+        # are not instrumented, so TSan reports every such hand-over as a race. qcm's own
+        # concurrency (queues, clock, locks) is instrumented and runs under TSan.
+        exclude=()
+        [[ $sanitizer == thread ]] && exclude=(-E '^client_')
+        ctest --test-dir "$dir" -L unit "${exclude[@]}" --output-on-failure --timeout 900
     done
 fi
 

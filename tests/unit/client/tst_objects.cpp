@@ -25,7 +25,8 @@ private slots:
 void tst_Objects::metadataAccessors()
 {
     QFile f(QStringLiteral(QCM_SHARED_TESTDATA "/pod-nginx.json"));
-    QVERIFY(f.open(QIODevice::ReadOnly));
+    QVERIFY2(f.open(QIODevice::ReadOnly),
+             "missing ../shared/testdata/pod-nginx.json: shared/ must sit beside the repository");
     const Object pod(QJsonDocument::fromJson(f.readAll()).object());
     QCOMPARE(pod.kind(), QStringLiteral("Pod"));
     QCOMPARE(pod.apiVersion(), QStringLiteral("v1"));
