@@ -3,6 +3,7 @@
 #include <QtCore/QDir>
 #include <QtCore/QFile>
 #include <QtCore/QFileInfo>
+#include <QtCore/QSet>
 #include <QtNetwork/QSslCertificate>
 #include <QtNetwork/QSslKey>
 
@@ -85,7 +86,8 @@ public:
         return QDir::cleanPath(QFileInfo(m_file).absoluteDir().filePath(value));
     }
 
-    // The entries of a named list: clusters, users, contexts.
+    // The entries of a named list: clusters, users, contexts. A name defined twice keeps its
+    // first definition, as in clientcmd.
     template<typename F>
     void namedList(const YAML::Node &root, const char *list, const char *inner, F &&each)
     {
@@ -96,6 +98,7 @@ public:
             fail(QLatin1String(list), QStringLiteral("must be a list") + at(node));
             return;
         }
+        QSet<QString> seen;
         for (std::size_t i = 0; i < node.size(); ++i) {
             const YAML::Node entry = node[i];
             const QString index = QStringLiteral("%1[%2]").arg(QLatin1String(list)).arg(i);
@@ -115,6 +118,9 @@ public:
                 fail(path, QStringLiteral("must be a map") + at(body));
                 continue;
             }
+            if (seen.contains(name))
+                continue;
+            seen.insert(name);
             each(name, body ? body : YAML::Node(YAML::NodeType::Map), path);
         }
     }
@@ -165,8 +171,6 @@ Result<KubeConfig> KubeConfig::parse(const QByteArray &yaml, const QString &file
 
     r.namedList(root, "clusters", "cluster",
         [&](const QString &name, const YAML::Node &c, const QString &path) {
-            if (config.clusters.contains(name))
-                return; // the first definition in a file wins, as in clientcmd
             Cluster cluster;
             cluster.server = r.string(c, "server", path);
             cluster.certificateAuthority = r.localPath(c, "certificate-authority", path);
@@ -178,8 +182,6 @@ Result<KubeConfig> KubeConfig::parse(const QByteArray &yaml, const QString &file
         });
     r.namedList(
         root, "users", "user", [&](const QString &name, const YAML::Node &u, const QString &path) {
-            if (config.users.contains(name))
-                return;
             User user;
             user.clientCertificate = r.localPath(u, "client-certificate", path);
             user.clientCertificateData = r.base64(u, "client-certificate-data", path);
@@ -242,8 +244,6 @@ Result<KubeConfig> KubeConfig::parse(const QByteArray &yaml, const QString &file
         });
     r.namedList(root, "contexts", "context",
         [&](const QString &name, const YAML::Node &c, const QString &path) {
-            if (config.contexts.contains(name))
-                return;
             Context context;
             context.cluster = r.string(c, "cluster", path);
             context.user = r.string(c, "user", path);

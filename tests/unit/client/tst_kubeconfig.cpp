@@ -19,6 +19,7 @@ private slots:
     void namespaceDefaultAndContextOverride();
     void mergeFirstFileWins();
     void missingFilesAreSkippedInAList();
+    void nameTwiceInOneFileKeepsTheFirst();
     void execAndBasicAuth();
     void errors_data();
     void errors();
@@ -176,6 +177,25 @@ void tst_KubeConfig::missingFilesAreSkippedInAList()
     auto missing = KubeConfig::loadFile(m_dir.filePath(QStringLiteral("nope")));
     QVERIFY(!missing);
     QVERIFY(missing.error().toString().contains(QStringLiteral("cannot read the kubeconfig")));
+}
+
+void tst_KubeConfig::nameTwiceInOneFileKeepsTheFirst()
+{
+    auto config = KubeConfig::parse(R"(
+clusters:
+- {name: c, cluster: {server: 'https://first:1'}}
+- {name: c, cluster: {server: 'https://second:2'}}
+- {name: d, cluster: 7}
+)",
+        QStringLiteral("inline"));
+    QVERIFY(!config); // a malformed entry is reported even if its name repeats...
+    QVERIFY(config.error().toString().contains(
+        QStringLiteral("clusters[name=d].cluster: must be a map")));
+    config = KubeConfig::parse("clusters:\n- {name: c, cluster: {server: 'https://first:1'}}\n"
+                               "- {name: c, cluster: {server: 'https://second:2'}}\n",
+        QStringLiteral("inline"));
+    QVERIFY(config); // ...and the first definition of a name wins
+    QCOMPARE(config->clusters.value(QStringLiteral("c")).server, QStringLiteral("https://first:1"));
 }
 
 void tst_KubeConfig::execAndBasicAuth()
