@@ -1,0 +1,88 @@
+// DeltaFifo: the informer's queue of object changes (client-go's cache.DeltaFIFO; seed 000).
+//
+// Keys are queued in the order they first changed; each key holds the list of its deltas
+// (Added, Updated, Deleted, Replaced, Sync) until pop() hands them out together. Rules, as in
+// client-go:
+//   * only two consecutive Deleted deltas merge: the older is kept, unless it is a tombstone;
+//   * remove() is ignored for a key that is neither queued nor (with knownObjects) known;
+//   * replace() queues Replaced (or Sync, unless emitDeltaTypeReplaced) for every listed
+//     object, then a Deleted tombstone for every queued key not listed (with its newest
+//     object), then one for every known key not listed and not queued (with the known object);
+//   * resync() queues Sync for every known key that has no queued deltas;
+//   * the transformer runs on every enqueue except tombstones and resync's Sync;
+//   * hasSynced() turns true once something was added, updated or deleted before the first
+//     replace(), or once every item of the first replace() has been popped.
+// client-go walks maps in random order in replace(); qcm queues the tombstones of queued keys
+// in queue order and those of known keys in key order, one of the orders client-go may use.
+//
+// Thread safety: every method is safe from any thread; pop() blocks; process runs under the
+// FIFO's lock, as in client-go, so it must not call back into the FIFO.
+#pragma once
+
+#include <qcm/cache/delta.h>
+#include <qcm/cache/keylistergetter.h>
+#include <qcm/cache/keys.h>
+
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+
+namespace qcm::cache {
+
+class QCM_SDK_EXPORT DeltaFifo
+{
+public:
+    struct Options
+    {
+        KeyFunction keyFunction; // null: metaNamespaceKey
+        const KeyListerGetter *knownObjects = nullptr; // the informer's store, or none
+        bool emitDeltaTypeReplaced = false; // false: replace() queues Sync deltas
+        std::function<Result<Object>(Object)> transformer;
+    };
+
+    DeltaFifo();
+    explicit DeltaFifo(Options options);
+    DeltaFifo(const DeltaFifo &) = delete;
+    DeltaFifo &operator=(const DeltaFifo &) = delete;
+
+    std::optional<Error> add(const Object &object);
+    std::optional<Error> update(const Object &object);
+    // client-go's Delete.
+    std::optional<Error> remove(const Object &object);
+    std::optional<Error> replace(const QList<Object> &list, const QString &resourceVersion = {});
+    std::optional<Error> resync();
+
+    // The deltas of the oldest queued key, passed to `process` (with isInInitialList) under
+    // the lock and then returned. Blocks while the queue is empty; an error once it is closed.
+    using Process = std::function<std::optional<Error>(const Deltas &, bool isInInitialList)>;
+    Result<Deltas> pop(const Process &process);
+    void close();
+    bool isClosed() const;
+    bool hasSynced() const;
+
+    // The newest object of every queued key.
+    QList<Object> list() const;
+    QStringList listKeys() const;
+    std::optional<Deltas> getByKey(const QString &key) const;
+    Result<QString> keyOf(const Delta &delta) const;
+
+    // The error pop() returns once closed (client-go's ErrFIFOClosed).
+    static QString closedError();
+
+private:
+    std::optional<Error> queueActionLocked(DeltaType type, DeltaType internalType,
+        std::variant<Object, DeletedFinalStateUnknown> object);
+    std::optional<Error> syncKeyLocked(const QString &key);
+    bool hasSyncedLocked() const { return m_populated && m_initialPopulationCount == 0; }
+
+    Options m_options;
+    mutable std::mutex m_mutex;
+    std::condition_variable m_changed;
+    QHash<QString, Deltas> m_items; // guarded by m_mutex
+    std::deque<QString> m_queue; // guarded by m_mutex; every key in it is in m_items
+    bool m_populated = false; // guarded by m_mutex
+    int m_initialPopulationCount = 0; // guarded by m_mutex
+    bool m_closed = false; // guarded by m_mutex
+};
+
+} // namespace qcm::cache
