@@ -26,10 +26,14 @@ public:
     bool ok() const { return m_data.index() == 0; }
     explicit operator bool() const { return ok(); }
 
-    T &value() { return std::get<0>(m_data); }
-    const T &value() const { return std::get<0>(m_data); }
-    T &operator*() { return value(); }
-    const T &operator*() const { return value(); }
+    // On a temporary Result these return the value itself, not a reference into the
+    // temporary, so `for (auto &x : *f())` is safe.
+    T &value() & { return std::get<0>(m_data); }
+    const T &value() const & { return std::get<0>(m_data); }
+    T value() && { return std::get<0>(std::move(m_data)); }
+    T &operator*() & { return value(); }
+    const T &operator*() const & { return value(); }
+    T operator*() && { return std::get<0>(std::move(m_data)); }
     T *operator->() { return &value(); }
     const T *operator->() const { return &value(); }
 

@@ -1,0 +1,78 @@
+// Indexer: the informer's local cache, a thread-safe store of objects by key with named
+// indexes (client-go's cache.Indexer over threadSafeStore).
+//
+// An index function maps an object to the values it is indexed under; byIndex() finds the
+// objects with a value, indexKeys() their keys (sorted), listIndexFuncValues() every value.
+// The "namespace" index (NamespaceIndex, metaNamespaceIndexFunc) is the usual one. Indexes
+// can be added to a store that already holds objects. An unknown index name is an error.
+//
+// Thread safety: every method is safe from any thread; readers run concurrently, writers
+// one at a time (an informer has one writer and many readers).
+#pragma once
+
+#include <qcm/cache/keylistergetter.h>
+#include <qcm/cache/keys.h>
+
+#include <QtCore/QHash>
+#include <QtCore/QMap>
+#include <QtCore/QSet>
+
+#include <shared_mutex>
+
+namespace qcm::cache {
+
+using IndexFunction = std::function<QStringList(const client::Object &)>;
+using Indexers = QMap<QString, IndexFunction>;
+
+inline const QString NamespaceIndex = QStringLiteral("namespace");
+// {metadata.namespace}, or nothing for cluster-scoped objects (client-go's
+// MetaNamespaceIndexFunc indexes them under "").
+QCM_SDK_EXPORT QStringList metaNamespaceIndexFunc(const client::Object &object);
+
+class QCM_SDK_EXPORT Indexer : public KeyListerGetter
+{
+public:
+    Indexer();
+    explicit Indexer(KeyFunction keyFunction, Indexers indexers = {});
+
+    // The store (client-go's cache.Store).
+    std::optional<Error> add(const client::Object &object);
+    std::optional<Error> update(const client::Object &object);
+    std::optional<Error> remove(const client::Object &object); // client-go's Delete
+    void removeByKey(const QString &key);
+    // Replaces everything with `objects`; indexes are rebuilt.
+    std::optional<Error> replace(
+        const QList<client::Object> &objects, const QString &resourceVersion = {});
+    QList<client::Object> list() const;
+    QStringList listKeys() const override;
+    std::optional<client::Object> get(const client::Object &object) const;
+    std::optional<client::Object> getByKey(const QString &key) const override;
+    qsizetype size() const;
+    Result<QString> keyOf(const client::Object &object) const;
+
+    // The indexes.
+    Result<QList<client::Object>> index(
+        const QString &indexName, const client::Object &object) const;
+    Result<QList<client::Object>> byIndex(const QString &indexName, const QString &value) const;
+    Result<QStringList> indexKeys(const QString &indexName, const QString &value) const;
+    QStringList listIndexFuncValues(const QString &indexName) const;
+    Indexers indexers() const;
+    // Adds indexes (and indexes what the store holds); a name already in use is an error.
+    std::optional<Error> addIndexers(const Indexers &indexers);
+
+private:
+    using Index = QHash<QString, QSet<QString>>; // value -> keys
+    void updateIndicesLocked(
+        const client::Object *oldObject, const client::Object *newObject, const QString &key);
+    void updateIndexLocked(const QString &name, const client::Object *oldObject,
+        const client::Object *newObject, const QString &key);
+    Error unknownIndex(const QString &name) const;
+
+    KeyFunction m_keyFunction;
+    mutable std::shared_mutex m_mutex;
+    QHash<QString, client::Object> m_items; // guarded by m_mutex
+    Indexers m_indexers; // guarded by m_mutex
+    QHash<QString, Index> m_indices; // guarded by m_mutex
+};
+
+} // namespace qcm::cache

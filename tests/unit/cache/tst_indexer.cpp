@@ -1,0 +1,220 @@
+// Indexer and Lister: client-go's index_test.go and thread_safe_store_test.go.
+#include <qcm/cache/lister.h>
+
+#include <QtTest/QtTest>
+
+#include <thread>
+
+using namespace qcm::cache;
+using qcm::client::Object;
+
+namespace {
+
+Object pod(const QString &ns, const QString &name, const QMap<QString, QString> &labels = {})
+{
+    Object o;
+    o.setNamespaceName(ns);
+    o.setName(name);
+    o.setLabels(labels);
+    return o;
+}
+
+// testIndexFunc: the value of label "foo", split on ','.
+QStringList fooIndex(const Object &o)
+{
+    const QString value = o.labels().value(QStringLiteral("foo"));
+    return value.isEmpty() ? QStringList() : value.split(QLatin1Char(','));
+}
+
+} // namespace
+
+class tst_Indexer : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void storeBasics();
+    void getIndexFuncValues();
+    void multiIndexKeys();
+    void addIndexerAfterAdd();
+    void indexerConflict();
+    void unknownIndexIsAnError();
+    void deletingLeavesNoEmptySets();
+    void replaceRebuildsIndexes();
+    void concurrentReadersAndWriter();
+    void lister();
+};
+
+void tst_Indexer::storeBasics()
+{
+    Indexer store;
+    QVERIFY(!store.add(pod(QStringLiteral("ns"), QStringLiteral("a"))).has_value());
+    store.add(pod(QStringLiteral("ns"), QStringLiteral("b")));
+    store.add(pod(QString(), QStringLiteral("cluster-scoped")));
+    QCOMPARE(store.size(), 3);
+    QVERIFY(store.getByKey(QStringLiteral("ns/a")).has_value());
+    QVERIFY(store.getByKey(QStringLiteral("cluster-scoped")).has_value());
+    Object a2 = pod(
+        QStringLiteral("ns"), QStringLiteral("a"), {{QStringLiteral("v"), QStringLiteral("2")}});
+    store.update(a2);
+    QCOMPARE(store.get(a2)->labels().value(QStringLiteral("v")), QStringLiteral("2"));
+    store.remove(a2);
+    QVERIFY(!store.getByKey(QStringLiteral("ns/a")).has_value());
+    QCOMPARE(store.size(), 2);
+    QVERIFY(store.add(Object()).has_value()); // no name, no key
+}
+
+// TestGetIndexFuncValues
+void tst_Indexer::getIndexFuncValues()
+{
+    Indexer index({}, {{QStringLiteral("testmodes"), fooIndex}});
+    index.add(pod(QStringLiteral("ns"), QStringLiteral("one"),
+        {{QStringLiteral("foo"), QStringLiteral("bar")}}));
+    index.add(pod(QStringLiteral("ns"), QStringLiteral("tre"),
+        {{QStringLiteral("foo"), QStringLiteral("biz")}}));
+    index.add(pod(QStringLiteral("ns"), QStringLiteral("two"),
+        {{QStringLiteral("foo"), QStringLiteral("bar")}}));
+    QCOMPARE(index.listIndexFuncValues(QStringLiteral("testmodes")),
+        (QStringList {QStringLiteral("bar"), QStringLiteral("biz")}));
+}
+
+// TestMultiIndexKeys: an object indexed under several values; updates move it.
+void tst_Indexer::multiIndexKeys()
+{
+    Indexer index({}, {{QStringLiteral("byUser"), fooIndex}});
+    index.add(pod(
+        QString(), QStringLiteral("one"), {{QStringLiteral("foo"), QStringLiteral("ernie,bert")}}));
+    index.add(pod(
+        QString(), QStringLiteral("two"), {{QStringLiteral("foo"), QStringLiteral("bert,oscar")}}));
+    index.add(pod(
+        QString(), QStringLiteral("tre"), {{QStringLiteral("foo"), QStringLiteral("ernie,elmo")}}));
+    QCOMPARE(*index.indexKeys(QStringLiteral("byUser"), QStringLiteral("ernie")),
+        (QStringList {QStringLiteral("one"), QStringLiteral("tre")}));
+    QCOMPARE(*index.indexKeys(QStringLiteral("byUser"), QStringLiteral("bert")),
+        (QStringList {QStringLiteral("one"), QStringLiteral("two")}));
+    QCOMPARE(*index.indexKeys(QStringLiteral("byUser"), QStringLiteral("elmo")),
+        QStringList {QStringLiteral("tre")});
+    QCOMPARE(index.byIndex(QStringLiteral("byUser"), QStringLiteral("oscar"))->size(), 1);
+    QVERIFY(index.indexKeys(QStringLiteral("byUser"), QStringLiteral("nobody"))->isEmpty());
+
+    // Index(): every object sharing a value with the given one.
+    const Object probe = pod(
+        QString(), QStringLiteral("x"), {{QStringLiteral("foo"), QStringLiteral("oscar,elmo")}});
+    QCOMPARE(index.index(QStringLiteral("byUser"), probe)->size(), 2);
+
+    // Moving "two" from oscar to ernie.
+    index.update(
+        pod(QString(), QStringLiteral("two"), {{QStringLiteral("foo"), QStringLiteral("ernie")}}));
+    QCOMPARE(*index.indexKeys(QStringLiteral("byUser"), QStringLiteral("ernie")),
+        (QStringList {QStringLiteral("one"), QStringLiteral("tre"), QStringLiteral("two")}));
+    QVERIFY(index.indexKeys(QStringLiteral("byUser"), QStringLiteral("oscar"))->isEmpty());
+    index.remove(pod(QString(), QStringLiteral("tre")));
+    QCOMPARE(*index.indexKeys(QStringLiteral("byUser"), QStringLiteral("elmo")), QStringList());
+}
+
+// TestAddIndexerAfterAdd: indexes added to a store that holds objects index them.
+void tst_Indexer::addIndexerAfterAdd()
+{
+    Indexer index;
+    index.add(pod(QStringLiteral("ns1"), QStringLiteral("a")));
+    index.add(pod(QStringLiteral("ns2"), QStringLiteral("b")));
+    index.add(pod(QStringLiteral("ns1"), QStringLiteral("c")));
+    QVERIFY(!index.addIndexers({{NamespaceIndex, metaNamespaceIndexFunc}}).has_value());
+    QCOMPARE(*index.indexKeys(NamespaceIndex, QStringLiteral("ns1")),
+        (QStringList {QStringLiteral("ns1/a"), QStringLiteral("ns1/c")}));
+    index.add(pod(QStringLiteral("ns2"), QStringLiteral("d")));
+    QCOMPARE(index.byIndex(NamespaceIndex, QStringLiteral("ns2"))->size(), 2);
+}
+
+void tst_Indexer::indexerConflict()
+{
+    Indexer index({}, {{NamespaceIndex, metaNamespaceIndexFunc}});
+    auto error = index.addIndexers({{NamespaceIndex, metaNamespaceIndexFunc}});
+    QVERIFY(error.has_value());
+    QVERIFY(error->reason.contains(QStringLiteral("indexer conflict: namespace")));
+}
+
+void tst_Indexer::unknownIndexIsAnError()
+{
+    Indexer index;
+    QVERIFY(!index.byIndex(QStringLiteral("nope"), QStringLiteral("x")));
+    QVERIFY(!index.indexKeys(QStringLiteral("nope"), QStringLiteral("x")));
+    QVERIFY(!index.index(QStringLiteral("nope"), pod(QString(), QStringLiteral("a"))));
+    QCOMPARE(index.byIndex(QStringLiteral("nope"), QStringLiteral("x")).error().reason,
+        QStringLiteral("index with name nope does not exist"));
+}
+
+// client-go's fix for the index memory leak: a value with no keys left is removed.
+void tst_Indexer::deletingLeavesNoEmptySets()
+{
+    Indexer index({}, {{QStringLiteral("byFoo"), fooIndex}});
+    for (int i = 0; i < 100; ++i)
+        index.add(pod(QString(), QStringLiteral("o%1").arg(i),
+            {{QStringLiteral("foo"), QStringLiteral("v%1").arg(i)}}));
+    QCOMPARE(index.listIndexFuncValues(QStringLiteral("byFoo")).size(), 100);
+    for (int i = 0; i < 100; ++i)
+        index.removeByKey(QStringLiteral("o%1").arg(i));
+    QVERIFY(index.listIndexFuncValues(QStringLiteral("byFoo")).isEmpty());
+}
+
+void tst_Indexer::replaceRebuildsIndexes()
+{
+    Indexer index({}, {{NamespaceIndex, metaNamespaceIndexFunc}});
+    index.add(pod(QStringLiteral("old"), QStringLiteral("gone")));
+    index.replace({pod(QStringLiteral("new"), QStringLiteral("a")),
+        pod(QStringLiteral("new"), QStringLiteral("b"))});
+    QCOMPARE(index.size(), 2);
+    QVERIFY(index.byIndex(NamespaceIndex, QStringLiteral("old"))->isEmpty());
+    QCOMPARE(index.listIndexFuncValues(NamespaceIndex), QStringList {QStringLiteral("new")});
+}
+
+// TestThreadSafeStoreConcurrentAccess-like: one writer, readers never see a torn index.
+void tst_Indexer::concurrentReadersAndWriter()
+{
+    Indexer index({}, {{NamespaceIndex, metaNamespaceIndexFunc}});
+    std::atomic<bool> stop {false};
+    std::atomic<int> bad {0};
+    std::thread reader([&] {
+        while (!stop) {
+            for (const QString &key : *index.indexKeys(NamespaceIndex, QStringLiteral("ns")))
+                if (!key.startsWith(QLatin1String("ns/")))
+                    ++bad;
+            index.list();
+        }
+    });
+    for (int i = 0; i < 2000; ++i) {
+        index.add(pod(QStringLiteral("ns"), QStringLiteral("p%1").arg(i % 100)));
+        if (i % 3 == 0)
+            index.removeByKey(QStringLiteral("ns/p%1").arg(i % 100));
+    }
+    stop = true;
+    reader.join();
+    QCOMPARE(bad.load(), 0);
+}
+
+void tst_Indexer::lister()
+{
+    Indexer index({}, {{NamespaceIndex, metaNamespaceIndexFunc}});
+    index.add(pod(QStringLiteral("a"), QStringLiteral("web-1"),
+        {{QStringLiteral("app"), QStringLiteral("web")}}));
+    index.add(pod(QStringLiteral("a"), QStringLiteral("db-1"),
+        {{QStringLiteral("app"), QStringLiteral("db")}}));
+    index.add(pod(QStringLiteral("b"), QStringLiteral("web-2"),
+        {{QStringLiteral("app"), QStringLiteral("web")}}));
+    const Lister lister(&index);
+    QVERIFY(lister.get(QStringLiteral("a"), QStringLiteral("web-1")).has_value());
+    QVERIFY(!lister.get(QStringLiteral("b"), QStringLiteral("web-1")).has_value());
+    QCOMPARE(lister.list().size(), 3);
+    const LabelSelector web = *LabelSelector::parse(QStringLiteral("app=web"));
+    QCOMPARE(lister.list(web).size(), 2);
+    QCOMPARE(lister.listByNamespace(QStringLiteral("a")).size(), 2);
+    QCOMPARE(lister.listByNamespace(QStringLiteral("a"), web).size(), 1);
+    // Without a namespace index the lister filters the whole store.
+    Indexer plain;
+    plain.add(pod(QStringLiteral("a"), QStringLiteral("x")));
+    plain.add(pod(QStringLiteral("b"), QStringLiteral("y")));
+    QCOMPARE(Lister(&plain).listByNamespace(QStringLiteral("b")).size(), 1);
+}
+
+QTEST_GUILESS_MAIN(tst_Indexer)
+#include "tst_indexer.moc"
