@@ -1,6 +1,9 @@
 #include <qcm/client/watchdecoder.h>
+#include <qcm/client/watchstream.h>
 
 namespace qcm::client {
+
+WatchStream::~WatchStream() = default;
 
 namespace {
 

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <qcm/client/watchdecoder.h>
+#include <qcm/client/watchstream.h>
 #include <qcm/clock.h>
 
 #include <QtCore/QObject>
@@ -28,7 +29,7 @@ QT_END_NAMESPACE
 
 namespace qcm::client {
 
-class QCM_SDK_EXPORT Watch : public QObject
+class QCM_SDK_EXPORT Watch : public QObject, public WatchStream
 {
     Q_OBJECT
 
@@ -37,8 +38,8 @@ public:
 
     // The next event; nothing once the watch has finished and every event was taken, or when
     // `timeout` passes first.
-    std::optional<WatchEvent> next(Duration timeout = Duration::max());
-    void stop();
+    std::optional<WatchEvent> next(Duration timeout = Duration::max()) override;
+    void stop() override;
     bool isFinished() const;
     bool usedHttp2() const;
 

@@ -1,0 +1,44 @@
+// ListerWatcher: how a Reflector lists and watches one resource (client-go's
+// cache.ListerWatcher). RestListerWatcher does it with a RestClient; tests use fakes.
+//
+// Thread safety: list() and watch() are called from the reflector's thread.
+#pragma once
+
+#include <qcm/client/restclient.h>
+#include <qcm/client/watchstream.h>
+
+namespace qcm::cache {
+
+class QCM_SDK_EXPORT ListerWatcher
+{
+public:
+    virtual ~ListerWatcher();
+    virtual Result<client::ObjectList, client::Status> list(const client::ListOptions &options) = 0;
+    // Errors the server sends once the stream is open come as Error events.
+    virtual Result<std::shared_ptr<client::WatchStream>, client::Status> watch(
+        const client::ListOptions &options)
+        = 0;
+};
+
+// Lists and watches one resource, in one namespace or all (empty), with the selectors given.
+class QCM_SDK_EXPORT RestListerWatcher : public ListerWatcher
+{
+public:
+    RestListerWatcher(client::RestClient *client, client::GroupVersionResource resource,
+        QString namespaceName = {}, QString labelSelector = {}, QString fieldSelector = {});
+
+    Result<client::ObjectList, client::Status> list(const client::ListOptions &options) override;
+    Result<std::shared_ptr<client::WatchStream>, client::Status> watch(
+        const client::ListOptions &options) override;
+
+private:
+    client::ListOptions withSelectors(client::ListOptions options) const;
+
+    client::RestClient *m_client;
+    client::GroupVersionResource m_resource;
+    QString m_namespace;
+    QString m_labelSelector;
+    QString m_fieldSelector;
+};
+
+} // namespace qcm::cache

@@ -1,0 +1,83 @@
+// Reflector: keeps a DeltaFifo in step with the server by listing and watching one resource
+// (client-go's cache.Reflector and its ListAndWatch).
+//
+//   * The first list asks for resourceVersion "0" (the apiserver's cache); later lists ask
+//     for the last synced version; after 410 Expired or "too large resource version" the
+//     list is retried at once with "" (a quorum read).
+//   * Lists come in pages of 500; if a continue token expires mid-list, one full list.
+//   * Watches resume from the last synced version with bookmarks and a random timeout in
+//     [300, 600) s. Bookmarks only move the version. A watch the server ends normally is
+//     simply opened again.
+//   * A watch ending in 410: relist from the last version. 429 or connection refused:
+//     back off and watch again, without relisting. Anything else: relist. A watch that ends
+//     within 1 s with no events is an error.
+//   * Between failed rounds: backoff from 800 ms doubling to 30 s, with jitter 1.0, reset
+//     after 2 min without failures.
+//   * Every resyncPeriod (if set) the FIFO resyncs.
+// Time comes from the Clock, so tests drive it with a FakeClock.
+//
+// Thread safety: run() blocks its thread until stop(); stop() and the getters are safe from
+// any thread.
+#pragma once
+
+#include <qcm/cache/deltafifo.h>
+#include <qcm/cache/listerwatcher.h>
+
+#include <atomic>
+#include <functional>
+#include <mutex>
+#include <random>
+
+namespace qcm::cache {
+
+class QCM_SDK_EXPORT Reflector
+{
+public:
+    struct Options
+    {
+        Duration resyncPeriod {0}; // 0: never
+        int pageSize = 500;
+        Clock *clock = nullptr; // null: Clock::system()
+        // Called with every error that ends a list-and-watch round (client-go's
+        // WatchErrorHandler); the default logs it.
+        std::function<void(const client::Status &)> watchErrorHandler;
+        quint32 seed = 0; // for jitter and watch timeouts; 0: random
+    };
+
+    Reflector(ListerWatcher *listerWatcher, DeltaFifo *store, Options options);
+    ~Reflector();
+
+    // Lists and watches until stop().
+    void run();
+    void stop();
+
+    QString lastSyncResourceVersion() const;
+
+private:
+    // One list and the watches that follow it; returns the error that ended it, if any.
+    std::optional<client::Status> listAndWatch();
+    std::optional<client::Status> list();
+    std::optional<client::Status> watchLoop();
+    // Waits `d` on the clock; false if stopped meanwhile.
+    bool sleep(Duration d);
+    Duration nextBackoff();
+    void setLastSync(const QString &resourceVersion);
+
+    ListerWatcher *const m_listerWatcher;
+    DeltaFifo *const m_store;
+    Options m_options;
+    Clock *m_clock;
+    std::mt19937_64 m_random;
+
+    std::atomic<bool> m_stopped {false};
+    mutable std::mutex m_mutex;
+    std::condition_variable m_wake;
+    QString m_lastSyncResourceVersion; // guarded by m_mutex
+    bool m_lastSyncUnavailable = false; // only the run() thread
+    bool m_listedOnce = false; // only the run() thread
+    std::shared_ptr<client::WatchStream> m_watch; // guarded by m_mutex
+    Duration m_backoff {0}; // only the run() thread
+    TimePoint m_lastBackoffStart {}; // only the run() thread
+};
+
+} // namespace qcm::cache

@@ -1,0 +1,264 @@
+#include <qcm/cache/reflector.h>
+
+#include <QtCore/QLoggingCategory>
+
+namespace qcm::cache {
+
+Q_LOGGING_CATEGORY(lcReflector, "qcm.cache.reflector")
+
+using client::ListOptions;
+using client::Status;
+using client::WatchEvent;
+using namespace std::chrono_literals;
+
+namespace {
+
+constexpr Duration InitialBackoff = 800ms;
+constexpr Duration MaxBackoff = 30s;
+constexpr Duration BackoffReset = 2min;
+constexpr Duration MinWatchTimeout = 5min;
+
+bool isTooLargeResourceVersion(const Status &status)
+{
+    // The apiserver answers 504 Timeout with a ResourceVersionTooLarge cause.
+    for (const client::StatusCause &cause : status.causes)
+        if (cause.reason == QLatin1String("ResourceVersionTooLarge"))
+            return true;
+    return status.message.contains(QLatin1String("Too large resource version"));
+}
+
+bool isConnectionRefused(const Status &status)
+{
+    return status.code == 0 && status.reason == QLatin1String("ConnectionRefused");
+}
+
+} // namespace
+
+Reflector::Reflector(ListerWatcher *listerWatcher, DeltaFifo *store, Options options)
+    : m_listerWatcher(listerWatcher)
+    , m_store(store)
+    , m_options(std::move(options))
+    , m_clock(m_options.clock ? m_options.clock : Clock::system())
+    , m_random(m_options.seed ? m_options.seed : std::random_device {}())
+{
+    if (!m_options.watchErrorHandler)
+        m_options.watchErrorHandler = [](const Status &status) {
+            qCWarning(lcReflector, "list and watch failed: %s", qPrintable(status.toString()));
+        };
+}
+
+Reflector::~Reflector()
+{
+    stop();
+}
+
+void Reflector::stop()
+{
+    std::shared_ptr<client::WatchStream> watch;
+    {
+        std::lock_guard lock(m_mutex);
+        m_stopped = true;
+        watch = m_watch;
+    }
+    m_wake.notify_all();
+    if (watch)
+        watch->stop();
+}
+
+QString Reflector::lastSyncResourceVersion() const
+{
+    std::lock_guard lock(m_mutex);
+    return m_lastSyncResourceVersion;
+}
+
+void Reflector::setLastSync(const QString &resourceVersion)
+{
+    std::lock_guard lock(m_mutex);
+    m_lastSyncResourceVersion = resourceVersion;
+}
+
+bool Reflector::sleep(Duration d)
+{
+    std::unique_lock lock(m_mutex);
+    bool fired = false;
+    auto timer = m_clock->newTimer([&] {
+        {
+            std::lock_guard inner(m_mutex);
+            fired = true;
+        }
+        m_wake.notify_all();
+    });
+    timer->reset(m_clock->now() + d);
+    m_wake.wait(lock, [&] { return fired || m_stopped.load(); });
+    lock.unlock();
+    timer->stop();
+    return !m_stopped;
+}
+
+Duration Reflector::nextBackoff()
+{
+    // apimachinery's exponential backoff manager: reset after a quiet period, else double.
+    const TimePoint now = m_clock->now();
+    if (m_backoff == Duration::zero() || now - m_lastBackoffStart > BackoffReset)
+        m_backoff = InitialBackoff;
+    else
+        m_backoff = std::min(m_backoff * 2, MaxBackoff);
+    m_lastBackoffStart = now;
+    const double jitter = std::uniform_real_distribution<double>(0.0, 1.0)(m_random);
+    return Duration(Duration::rep(double(m_backoff.count()) * (1.0 + jitter)));
+}
+
+void Reflector::run()
+{
+    while (!m_stopped) {
+        if (auto error = listAndWatch())
+            m_options.watchErrorHandler(*error);
+        if (m_stopped || !sleep(nextBackoff()))
+            break;
+    }
+}
+
+std::optional<Status> Reflector::list()
+{
+    ListOptions options;
+    // "0" the first time (any version, from the apiserver's cache), then the last synced
+    // version, or "" (the latest, from etcd) when that version is no longer available.
+    options.resourceVersion = !m_listedOnce ? QStringLiteral("0")
+        : m_lastSyncUnavailable             ? QString()
+                                            : lastSyncResourceVersion();
+    options.limit = m_options.pageSize;
+    QList<client::Object> items;
+    QString resourceVersion;
+    for (;;) {
+        auto page = m_listerWatcher->list(options);
+        if (!page) {
+            const Status &status = page.error();
+            if (status.isResourceExpired() && !options.continueToken.isEmpty()) {
+                // The continue token expired: one full list (client-go's FullListIfExpired).
+                options.continueToken.clear();
+                options.limit = 0;
+                items.clear();
+                continue;
+            }
+            if (status.isResourceExpired() || status.isGone()
+                || isTooLargeResourceVersion(status)) {
+                if (!m_lastSyncUnavailable && !options.resourceVersion.isEmpty()) {
+                    // The version is gone: retry at once from the latest.
+                    m_lastSyncUnavailable = true;
+                    options = ListOptions();
+                    options.limit = m_options.pageSize;
+                    items.clear();
+                    continue;
+                }
+            }
+            return status;
+        }
+        items += page->items;
+        resourceVersion = page->resourceVersion;
+        if (page->continueToken.isEmpty())
+            break;
+        options.continueToken = page->continueToken;
+    }
+    m_listedOnce = true;
+    m_lastSyncUnavailable = false;
+    if (auto error = m_store->replace(items, resourceVersion))
+        return Status::transportError(QStringLiteral("StoreError"), error->toString());
+    setLastSync(resourceVersion);
+    return std::nullopt;
+}
+
+std::optional<Status> Reflector::listAndWatch()
+{
+    if (auto error = list())
+        return error;
+    return watchLoop();
+}
+
+std::optional<Status> Reflector::watchLoop()
+{
+    std::unique_ptr<Timer> resync;
+    if (m_options.resyncPeriod > Duration::zero()) {
+        resync = m_clock->newTimer([this, &resync] {
+            m_store->resync();
+            resync->reset(m_clock->now() + m_options.resyncPeriod);
+        });
+        resync->reset(m_clock->now() + m_options.resyncPeriod);
+    }
+    while (!m_stopped) {
+        ListOptions options;
+        options.resourceVersion = lastSyncResourceVersion();
+        options.allowWatchBookmarks = true;
+        const double factor = 1.0 + std::uniform_real_distribution<double>(0.0, 1.0)(m_random);
+        options.timeoutSeconds
+            = int(std::chrono::duration<double>(MinWatchTimeout).count() * factor);
+        auto opened = m_listerWatcher->watch(options);
+        if (!opened) {
+            const Status &status = opened.error();
+            if (isConnectionRefused(status) || status.isTooManyRequests()) {
+                if (!sleep(nextBackoff()))
+                    return std::nullopt;
+                continue; // watch again, no relist
+            }
+            return status;
+        }
+        {
+            std::lock_guard lock(m_mutex);
+            m_watch = *opened;
+            if (m_stopped)
+                m_watch->stop();
+        }
+        const TimePoint start = m_clock->now();
+        int events = 0;
+        std::optional<Status> ended;
+        while (auto event = (*opened)->next()) {
+            if (event->type == WatchEvent::Type::Error) {
+                ended = event->status;
+                break;
+            }
+            ++events;
+            const QString version = event->object.resourceVersion();
+            std::optional<Error> error;
+            switch (event->type) {
+            case WatchEvent::Type::Added:
+                error = m_store->add(event->object);
+                break;
+            case WatchEvent::Type::Modified:
+                error = m_store->update(event->object);
+                break;
+            case WatchEvent::Type::Deleted:
+                error = m_store->remove(event->object);
+                break;
+            case WatchEvent::Type::Bookmark:
+            case WatchEvent::Type::Error:
+                break;
+            }
+            if (error)
+                qCWarning(lcReflector, "could not store a watch event: %s",
+                    qPrintable(error->toString()));
+            if (!version.isEmpty())
+                setLastSync(version);
+        }
+        (*opened)->stop();
+        {
+            std::lock_guard lock(m_mutex);
+            m_watch.reset();
+        }
+        if (m_stopped)
+            return std::nullopt;
+        if (!ended && events == 0 && m_clock->since(start) < 1s)
+            ended = Status::transportError(QStringLiteral("VeryShortWatch"),
+                QStringLiteral("the watch lasted less than a second and "
+                               "no items were received"));
+        if (!ended)
+            continue; // the server closed the watch at its timeout: watch again
+        if (ended->isTooManyRequests()) {
+            if (!sleep(nextBackoff()))
+                return std::nullopt;
+            continue;
+        }
+        return ended; // 410 and anything else: relist (from the last version)
+    }
+    return std::nullopt;
+}
+
+} // namespace qcm::cache

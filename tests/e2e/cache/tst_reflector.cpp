@@ -1,0 +1,75 @@
+// e2e: a Reflector with a RestListerWatcher keeps a DeltaFifo in step with a real apiserver.
+#include <qcm/cache/indexer.h>
+#include <qcm/cache/reflector.h>
+#include <qcm/client/kubeconfig.h>
+
+#include <QtTest/QtTest>
+
+#include <thread>
+
+using namespace qcm::cache;
+using namespace qcm::client;
+
+class tst_ReflectorE2e : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void listThenWatchConfigMaps();
+};
+
+void tst_ReflectorE2e::listThenWatchConfigMaps()
+{
+    const QString dir = qEnvironmentVariable("QCM_E2E_DIR");
+    QVERIFY2(!dir.isEmpty(), "QCM_E2E_DIR is not set: run through ctest");
+    auto config = KubeConfig::loadFile(dir + QStringLiteral("/admin.kubeconfig"))->restConfig();
+    QVERIFY(config);
+    config->qps = 200;
+    config->burst = 400;
+    RestClient client(*config);
+    const GroupVersionResource configMaps {
+        QString(), QStringLiteral("v1"), QStringLiteral("configmaps")};
+    const QString ns
+        = QStringLiteral("e2e-reflector-%1").arg(QDateTime::currentMSecsSinceEpoch() % 100000);
+    Object namespaceObject;
+    namespaceObject.setApiVersion(QStringLiteral("v1"));
+    namespaceObject.setKind(QStringLiteral("Namespace"));
+    namespaceObject.setName(ns);
+    QVERIFY(client.create(
+        {QString(), QStringLiteral("v1"), QStringLiteral("namespaces")}, {}, namespaceObject));
+    auto make = [&](const QString &name) {
+        Object o;
+        o.setApiVersion(QStringLiteral("v1"));
+        o.setKind(QStringLiteral("ConfigMap"));
+        o.setNamespaceName(ns);
+        o.setName(name);
+        return client.create(configMaps, ns, o).ok();
+    };
+    for (int i = 0; i < 30; ++i)
+        QVERIFY(make(QStringLiteral("before-%1").arg(i)));
+
+    RestListerWatcher lw(&client, configMaps, ns);
+    Indexer store;
+    DeltaFifo::Options options;
+    options.knownObjects = &store;
+    DeltaFifo fifo(options);
+    Reflector::Options reflectorOptions;
+    reflectorOptions.pageSize = 7; // several pages
+    Reflector reflector(&lw, &fifo, reflectorOptions);
+    std::thread thread([&] { reflector.run(); });
+
+    // The list: 30 objects, then the watch delivers one more and a delete.
+    QTRY_COMPARE_WITH_TIMEOUT(fifo.listKeys().size(), 30, 20000);
+    QVERIFY(!reflector.lastSyncResourceVersion().isEmpty());
+    QVERIFY(make(QStringLiteral("after")));
+    QVERIFY(client.remove(configMaps, ns, QStringLiteral("before-0")));
+    QTRY_VERIFY_WITH_TIMEOUT(fifo.getByKey(ns + QStringLiteral("/after")).has_value(), 20000);
+    QTRY_VERIFY_WITH_TIMEOUT(fifo.getByKey(ns + QStringLiteral("/before-0")).has_value()
+            && fifo.getByKey(ns + QStringLiteral("/before-0"))->last().type == DeltaType::Deleted,
+        20000);
+    reflector.stop();
+    thread.join();
+}
+
+QTEST_GUILESS_MAIN(tst_ReflectorE2e)
+#include "tst_reflector.moc"

@@ -1,0 +1,402 @@
+// Reflector: client-go's reflector_test.go behaviours, against a fake ListerWatcher and a
+// FakeClock. The reflector runs on its own thread; QTRY waits for it to reach each step.
+#include <qcm/cache/indexer.h>
+#include <qcm/cache/reflector.h>
+#include <qcm/fakeclock.h>
+
+#include <QtTest/QtTest>
+
+#include <condition_variable>
+#include <deque>
+#include <thread>
+
+using namespace qcm::cache;
+using namespace qcm::client;
+using namespace std::chrono_literals;
+
+namespace {
+
+Object cm(const QString &name, const QString &rv)
+{
+    Object o;
+    o.setNamespaceName(QStringLiteral("ns"));
+    o.setName(name);
+    o.setResourceVersion(rv);
+    return o;
+}
+
+WatchEvent watchEvent(WatchEvent::Type type, const Object &o)
+{
+    WatchEvent e;
+    e.type = type;
+    e.object = o;
+    return e;
+}
+
+Status status(int code, const char *reason)
+{
+    Status s;
+    s.code = code;
+    s.reason = QString::fromLatin1(reason);
+    s.message = QStringLiteral("test");
+    return s;
+}
+
+class FakeWatch : public WatchStream
+{
+public:
+    void push(const WatchEvent &e)
+    {
+        std::lock_guard lock(m_mutex);
+        m_events.push_back(e);
+        m_changed.notify_all();
+    }
+    void close()
+    {
+        std::lock_guard lock(m_mutex);
+        m_closed = true;
+        m_changed.notify_all();
+    }
+    std::optional<WatchEvent> next(qcm::Duration) override
+    {
+        std::unique_lock lock(m_mutex);
+        m_changed.wait(lock, [&] { return !m_events.empty() || m_closed; });
+        if (m_events.empty())
+            return std::nullopt;
+        WatchEvent e = m_events.front();
+        m_events.pop_front();
+        return e;
+    }
+    void stop() override { close(); }
+
+private:
+    std::mutex m_mutex;
+    std::condition_variable m_changed;
+    std::deque<WatchEvent> m_events;
+    bool m_closed = false;
+};
+
+class FakeListerWatcher : public ListerWatcher
+{
+public:
+    // Scripted answers; once a script runs out, lists return an empty list at "1" and
+    // watches a stream that stays open.
+    std::deque<qcm::Result<ObjectList, Status>> lists;
+    std::deque<qcm::Result<std::shared_ptr<WatchStream>, Status>> watches;
+
+    qcm::Result<ObjectList, Status> list(const ListOptions &options) override
+    {
+        std::lock_guard lock(m_mutex);
+        m_listCalls.push_back(options);
+        if (lists.empty()) {
+            ObjectList empty;
+            empty.resourceVersion = QStringLiteral("1");
+            return empty;
+        }
+        auto r = lists.front();
+        lists.pop_front();
+        return r;
+    }
+    qcm::Result<std::shared_ptr<WatchStream>, Status> watch(const ListOptions &options) override
+    {
+        std::lock_guard lock(m_mutex);
+        m_watchCalls.push_back(options);
+        if (watches.empty()) {
+            auto open = std::make_shared<FakeWatch>();
+            m_open.push_back(open);
+            return std::shared_ptr<WatchStream>(open);
+        }
+        auto r = watches.front();
+        watches.pop_front();
+        return r;
+    }
+    QList<ListOptions> listCalls()
+    {
+        std::lock_guard lock(m_mutex);
+        return m_listCalls;
+    }
+    QList<ListOptions> watchCalls()
+    {
+        std::lock_guard lock(m_mutex);
+        return m_watchCalls;
+    }
+
+private:
+    std::mutex m_mutex;
+    QList<ListOptions> m_listCalls;
+    QList<ListOptions> m_watchCalls;
+    QList<std::shared_ptr<FakeWatch>> m_open;
+};
+
+ObjectList page(QList<Object> items, const QString &rv, const QString &continueToken = {})
+{
+    ObjectList l;
+    l.items = std::move(items);
+    l.resourceVersion = rv;
+    l.continueToken = continueToken;
+    return l;
+}
+
+// Runs a reflector on its own thread for the length of a test.
+struct Running
+{
+    Running(Reflector &r) : reflector(r), thread([&r] { r.run(); }) { }
+    ~Running()
+    {
+        reflector.stop();
+        thread.join();
+    }
+    Reflector &reflector;
+    std::thread thread;
+};
+
+QString keys(const DeltaFifo &fifo)
+{
+    return fifo.listKeys().join(QLatin1Char(' '));
+}
+
+} // namespace
+
+class tst_Reflector : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void listAndWatch();
+    void listsInPages();
+    void fullListIfContinueExpires();
+    void relistFromLatestAfterExpiredList();
+    void watchExpiredRelistsFromLastVersion();
+    void noRelistOnTooManyRequests();
+    void veryShortWatchIsAnError();
+    void backoffDoublesAndCaps();
+    void resync();
+    void stopEndsAWatch();
+};
+
+void tst_Reflector::listAndWatch()
+{
+    qcm::FakeClock clock;
+    FakeListerWatcher lw;
+    lw.lists.push_back(page({cm(QStringLiteral("a"), QStringLiteral("5")),
+                                cm(QStringLiteral("b"), QStringLiteral("6"))},
+        QStringLiteral("10")));
+    auto w = std::make_shared<FakeWatch>();
+    lw.watches.push_back(std::shared_ptr<WatchStream>(w));
+    DeltaFifo fifo;
+    Reflector reflector(&lw, &fifo, {qcm::Duration {0}, 500, &clock, {}, 1});
+    Running running(reflector);
+
+    QTRY_COMPARE(lw.watchCalls().size(), 1);
+    QCOMPARE(lw.listCalls().first().resourceVersion, QStringLiteral("0")); // the apiserver's cache
+    QCOMPARE(lw.listCalls().first().limit, 500);
+    const ListOptions watch = lw.watchCalls().first();
+    QCOMPARE(watch.resourceVersion, QStringLiteral("10"));
+    QVERIFY(watch.allowWatchBookmarks);
+    QVERIFY(*watch.timeoutSeconds >= 300 && *watch.timeoutSeconds < 600);
+    QCOMPARE(keys(fifo), QStringLiteral("ns/a ns/b"));
+
+    w->push(watchEvent(WatchEvent::Type::Added, cm(QStringLiteral("c"), QStringLiteral("11"))));
+    w->push(watchEvent(WatchEvent::Type::Modified, cm(QStringLiteral("a"), QStringLiteral("12"))));
+    w->push(watchEvent(WatchEvent::Type::Deleted, cm(QStringLiteral("b"), QStringLiteral("13"))));
+    w->push(watchEvent(WatchEvent::Type::Bookmark, cm(QString(), QStringLiteral("14"))));
+    w->close(); // the server's timeout: watch again from the bookmark
+    QTRY_COMPARE(lw.watchCalls().size(), 2);
+    QCOMPARE(lw.watchCalls()[1].resourceVersion, QStringLiteral("14"));
+    QCOMPARE(lw.listCalls().size(), 1); // no relist
+    QCOMPARE(reflector.lastSyncResourceVersion(), QStringLiteral("14"));
+    QCOMPARE(keys(fifo), QStringLiteral("ns/a ns/b ns/c"));
+    QCOMPARE(fifo.getByKey(QStringLiteral("ns/a"))->size(), 2); // Sync, Updated
+    QCOMPARE(fifo.getByKey(QStringLiteral("ns/b"))->last().type, DeltaType::Deleted);
+}
+
+void tst_Reflector::listsInPages()
+{
+    qcm::FakeClock clock;
+    FakeListerWatcher lw;
+    lw.lists.push_back(page(
+        {cm(QStringLiteral("a"), QStringLiteral("1"))}, QStringLiteral("9"), QStringLiteral("c1")));
+    lw.lists.push_back(page({cm(QStringLiteral("b"), QStringLiteral("2"))}, QStringLiteral("9")));
+    DeltaFifo fifo;
+    Reflector reflector(&lw, &fifo, {qcm::Duration {0}, 500, &clock, {}, 1});
+    Running running(reflector);
+    QTRY_COMPARE(lw.watchCalls().size(), 1);
+    QCOMPARE(lw.listCalls().size(), 2);
+    QCOMPARE(lw.listCalls()[1].continueToken, QStringLiteral("c1"));
+    QCOMPARE(lw.listCalls()[1].limit, 500);
+    QCOMPARE(keys(fifo), QStringLiteral("ns/a ns/b"));
+}
+
+void tst_Reflector::fullListIfContinueExpires()
+{
+    qcm::FakeClock clock;
+    FakeListerWatcher lw;
+    lw.lists.push_back(page(
+        {cm(QStringLiteral("a"), QStringLiteral("1"))}, QStringLiteral("9"), QStringLiteral("c1")));
+    lw.lists.push_back(status(410, "Expired"));
+    lw.lists.push_back(page({cm(QStringLiteral("x"), QStringLiteral("3")),
+                                cm(QStringLiteral("y"), QStringLiteral("4"))},
+        QStringLiteral("20")));
+    DeltaFifo fifo;
+    Reflector reflector(&lw, &fifo, {qcm::Duration {0}, 500, &clock, {}, 1});
+    Running running(reflector);
+    QTRY_COMPARE(lw.watchCalls().size(), 1);
+    const ListOptions full = lw.listCalls()[2];
+    QCOMPARE(full.limit, 0);
+    QVERIFY(full.continueToken.isEmpty());
+    QCOMPARE(keys(fifo), QStringLiteral("ns/x ns/y")); // only the full list's items
+    QCOMPARE(lw.watchCalls().first().resourceVersion, QStringLiteral("20"));
+}
+
+void tst_Reflector::relistFromLatestAfterExpiredList()
+{
+    qcm::FakeClock clock;
+    FakeListerWatcher lw;
+    lw.lists.push_back(status(410, "Expired"));
+    lw.lists.push_back(page({}, QStringLiteral("30")));
+    DeltaFifo fifo;
+    Reflector reflector(&lw, &fifo, {qcm::Duration {0}, 500, &clock, {}, 1});
+    Running running(reflector);
+    QTRY_COMPARE(lw.watchCalls().size(), 1);
+    QCOMPARE(lw.listCalls().size(), 2); // at once, without a backoff
+    QCOMPARE(lw.listCalls()[0].resourceVersion, QStringLiteral("0"));
+    QCOMPARE(lw.listCalls()[1].resourceVersion, QString()); // a quorum read
+}
+
+void tst_Reflector::watchExpiredRelistsFromLastVersion()
+{
+    qcm::FakeClock clock;
+    FakeListerWatcher lw;
+    lw.lists.push_back(page({cm(QStringLiteral("a"), QStringLiteral("5"))}, QStringLiteral("10")));
+    auto w = std::make_shared<FakeWatch>();
+    lw.watches.push_back(std::shared_ptr<WatchStream>(w));
+    QList<Status> errors;
+    std::mutex errorsMutex;
+    DeltaFifo fifo;
+    Reflector reflector(&lw, &fifo,
+        {qcm::Duration {0}, 500, &clock,
+            [&](const Status &s) {
+                std::lock_guard lock(errorsMutex);
+                errors << s;
+            },
+            1});
+    Running running(reflector);
+    QTRY_COMPARE(lw.watchCalls().size(), 1);
+    w->push(watchEvent(WatchEvent::Type::Added, cm(QStringLiteral("b"), QStringLiteral("11"))));
+    WatchEvent gone;
+    gone.status = status(410, "Expired");
+    w->push(gone);
+    QTRY_VERIFY(clock.hasWaiters()); // backing off
+    {
+        std::lock_guard lock(errorsMutex);
+        QCOMPARE(errors.size(), 1);
+        QVERIFY(errors.first().isResourceExpired());
+    }
+    clock.step(2s); // past any first backoff (800 ms to 1.6 s)
+    QTRY_COMPARE(lw.listCalls().size(), 2);
+    QCOMPARE(lw.listCalls()[1].resourceVersion, QStringLiteral("11")); // the last synced version
+}
+
+void tst_Reflector::noRelistOnTooManyRequests()
+{
+    qcm::FakeClock clock;
+    FakeListerWatcher lw;
+    lw.watches.push_back(status(429, "TooManyRequests"));
+    DeltaFifo fifo;
+    Reflector reflector(&lw, &fifo, {qcm::Duration {0}, 500, &clock, {}, 1});
+    Running running(reflector);
+    QTRY_COMPARE(lw.watchCalls().size(), 1);
+    QTRY_VERIFY(clock.hasWaiters());
+    clock.step(2s);
+    QTRY_COMPARE(lw.watchCalls().size(), 2);
+    QCOMPARE(lw.listCalls().size(), 1); // watched again without a relist
+}
+
+void tst_Reflector::veryShortWatchIsAnError()
+{
+    qcm::FakeClock clock;
+    FakeListerWatcher lw;
+    auto w = std::make_shared<FakeWatch>();
+    lw.watches.push_back(std::shared_ptr<WatchStream>(w));
+    QList<QString> reasons;
+    std::mutex m;
+    DeltaFifo fifo;
+    Reflector reflector(&lw, &fifo,
+        {qcm::Duration {0}, 500, &clock,
+            [&](const Status &s) {
+                std::lock_guard lock(m);
+                reasons << s.reason;
+            },
+            1});
+    Running running(reflector);
+    QTRY_COMPARE(lw.watchCalls().size(), 1);
+    w->close(); // no events, no time passed
+    QTRY_VERIFY(clock.hasWaiters());
+    {
+        std::lock_guard lock(m);
+        QCOMPARE(reasons, QList<QString> {QStringLiteral("VeryShortWatch")});
+    }
+    clock.step(2s);
+    QTRY_COMPARE(lw.listCalls().size(), 2); // relisted after the backoff
+}
+
+// 800 ms doubling, with jitter 1.0: the n-th wait lies in [800*2^n, 1600*2^n) ms, capped.
+void tst_Reflector::backoffDoublesAndCaps()
+{
+    qcm::FakeClock clock;
+    FakeListerWatcher lw;
+    for (int i = 0; i < 8; ++i)
+        lw.lists.push_back(status(500, "InternalError"));
+    DeltaFifo fifo;
+    Reflector reflector(&lw, &fifo, {qcm::Duration {0}, 500, &clock, [](const Status &) {}, 7});
+    Running running(reflector);
+    qint64 low = 800;
+    for (int attempt = 1; attempt <= 7; ++attempt) {
+        QTRY_COMPARE(lw.listCalls().size(), attempt);
+        QTRY_VERIFY(clock.hasWaiters());
+        const qint64 floor = std::min<qint64>(low, 30000);
+        clock.step(std::chrono::milliseconds(floor - 10));
+        QTest::qWait(20);
+        QCOMPARE(lw.listCalls().size(), attempt); // not before the floor
+        clock.step(std::chrono::milliseconds(floor + 20)); // past the ceiling (2 x floor)
+        low *= 2;
+    }
+    QTRY_COMPARE(lw.listCalls().size(), 8);
+}
+
+void tst_Reflector::resync()
+{
+    qcm::FakeClock clock;
+    FakeListerWatcher lw;
+    lw.lists.push_back(page({cm(QStringLiteral("a"), QStringLiteral("5"))}, QStringLiteral("10")));
+    Indexer store; // the informer's store, which the FIFO resyncs from
+    DeltaFifo::Options options;
+    options.knownObjects = &store;
+    DeltaFifo fifo(options);
+    Reflector reflector(&lw, &fifo, {30s, 500, &clock, {}, 1});
+    Running running(reflector);
+    QTRY_COMPARE(lw.watchCalls().size(), 1);
+    // What an informer does: pop the list and store it.
+    auto deltas = fifo.pop({});
+    store.add(deltas->last().lastKnown());
+    QVERIFY(fifo.listKeys().isEmpty());
+    clock.step(30s);
+    QTRY_COMPARE(fifo.listKeys(), QStringList {QStringLiteral("ns/a")});
+    QCOMPARE(fifo.getByKey(QStringLiteral("ns/a"))->first().type, DeltaType::Sync);
+}
+
+void tst_Reflector::stopEndsAWatch()
+{
+    qcm::FakeClock clock;
+    FakeListerWatcher lw;
+    DeltaFifo fifo;
+    Reflector reflector(&lw, &fifo, {qcm::Duration {0}, 500, &clock, {}, 1});
+    std::thread thread([&] { reflector.run(); });
+    QTRY_COMPARE(lw.watchCalls().size(), 1); // blocked in the watch
+    reflector.stop();
+    thread.join(); // returns: the watch was stopped
+    QCOMPARE(lw.listCalls().size(), 1);
+}
+
+QTEST_GUILESS_MAIN(tst_Reflector)
+#include "tst_reflector.moc"
