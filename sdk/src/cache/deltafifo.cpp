@@ -38,6 +38,15 @@ DeltaFifo::DeltaFifo(Options options) : m_options(std::move(options))
         m_options.keyFunction = metaNamespaceKey;
 }
 
+void DeltaFifo::checkSyncedLocked()
+{
+    if (m_syncedReported || !hasSyncedLocked())
+        return;
+    m_syncedReported = true;
+    if (m_options.onSynced)
+        m_options.onSynced();
+}
+
 Result<QString> DeltaFifo::keyOf(const Delta &delta) const
 {
     if (const auto *tombstone = std::get_if<DeletedFinalStateUnknown>(&delta.object))
@@ -74,6 +83,7 @@ std::optional<Error> DeltaFifo::add(const Object &object)
 {
     std::lock_guard lock(m_mutex);
     m_populated = true;
+    checkSyncedLocked();
     return queueActionLocked(DeltaType::Added, DeltaType::Added, object);
 }
 
@@ -81,6 +91,7 @@ std::optional<Error> DeltaFifo::update(const Object &object)
 {
     std::lock_guard lock(m_mutex);
     m_populated = true;
+    checkSyncedLocked();
     return queueActionLocked(DeltaType::Updated, DeltaType::Updated, object);
 }
 
@@ -91,6 +102,7 @@ std::optional<Error> DeltaFifo::remove(const Object &object)
         return key.error();
     std::lock_guard lock(m_mutex);
     m_populated = true;
+    checkSyncedLocked();
     const bool queued = m_items.contains(*key);
     if (!m_options.knownObjects) {
         if (!queued)
@@ -150,6 +162,7 @@ std::optional<Error> DeltaFifo::replace(const QList<Object> &list, const QString
     if (!m_populated) {
         m_populated = true;
         m_initialPopulationCount = int(keys.size()) + queuedDeletions;
+        checkSyncedLocked();
     }
     return std::nullopt;
 }
@@ -193,8 +206,10 @@ Result<Deltas> DeltaFifo::pop(const Process &process)
         const bool isInInitialList = !hasSyncedLocked();
         const QString key = m_queue.front();
         m_queue.pop_front();
-        if (m_initialPopulationCount > 0)
+        if (m_initialPopulationCount > 0) {
             --m_initialPopulationCount;
+            checkSyncedLocked();
+        }
         auto it = m_items.find(key);
         if (it == m_items.end())
             continue; // cannot happen: every queued key has items

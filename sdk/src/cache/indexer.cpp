@@ -32,7 +32,8 @@ Error Indexer::unknownIndex(const QString &name) const
 void Indexer::updateIndexLocked(
     const QString &name, const Object *oldObject, const Object *newObject, const QString &key)
 {
-    const IndexFunction &function = m_indexers[name];
+    // constFind: operator[] would detach m_indexers while the caller iterates it.
+    const IndexFunction &function = *m_indexers.constFind(name);
     const QStringList oldValues = oldObject ? function(*oldObject) : QStringList();
     const QStringList newValues = newObject ? function(*newObject) : QStringList();
     if (oldValues.size() == 1 && newValues.size() == 1 && oldValues[0] == newValues[0])

@@ -179,7 +179,8 @@ std::optional<Status> Reflector::watchLoop()
     std::unique_ptr<Timer> resync;
     if (m_options.resyncPeriod > Duration::zero()) {
         resync = m_clock->newTimer([this, &resync] {
-            m_store->resync();
+            if (!m_options.shouldResync || m_options.shouldResync())
+                m_store->resync();
             resync->reset(m_clock->now() + m_options.resyncPeriod);
         });
         resync->reset(m_clock->now() + m_options.resyncPeriod);

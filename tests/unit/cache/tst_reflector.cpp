@@ -4,6 +4,8 @@
 #include <qcm/cache/reflector.h>
 #include <qcm/fakeclock.h>
 
+#include "fakelisterwatcher.h"
+
 #include <QtTest/QtTest>
 
 #include <condition_variable>
@@ -13,6 +15,7 @@
 using namespace qcm::cache;
 using namespace qcm::client;
 using namespace std::chrono_literals;
+using namespace qcm::cache::testing;
 
 namespace {
 
@@ -42,92 +45,6 @@ Status status(int code, const char *reason)
     return s;
 }
 
-class FakeWatch : public WatchStream
-{
-public:
-    void push(const WatchEvent &e)
-    {
-        std::lock_guard lock(m_mutex);
-        m_events.push_back(e);
-        m_changed.notify_all();
-    }
-    void close()
-    {
-        std::lock_guard lock(m_mutex);
-        m_closed = true;
-        m_changed.notify_all();
-    }
-    std::optional<WatchEvent> next(qcm::Duration) override
-    {
-        std::unique_lock lock(m_mutex);
-        m_changed.wait(lock, [&] { return !m_events.empty() || m_closed; });
-        if (m_events.empty())
-            return std::nullopt;
-        WatchEvent e = m_events.front();
-        m_events.pop_front();
-        return e;
-    }
-    void stop() override { close(); }
-
-private:
-    std::mutex m_mutex;
-    std::condition_variable m_changed;
-    std::deque<WatchEvent> m_events;
-    bool m_closed = false;
-};
-
-class FakeListerWatcher : public ListerWatcher
-{
-public:
-    // Scripted answers; once a script runs out, lists return an empty list at "1" and
-    // watches a stream that stays open.
-    std::deque<qcm::Result<ObjectList, Status>> lists;
-    std::deque<qcm::Result<std::shared_ptr<WatchStream>, Status>> watches;
-
-    qcm::Result<ObjectList, Status> list(const ListOptions &options) override
-    {
-        std::lock_guard lock(m_mutex);
-        m_listCalls.push_back(options);
-        if (lists.empty()) {
-            ObjectList empty;
-            empty.resourceVersion = QStringLiteral("1");
-            return empty;
-        }
-        auto r = lists.front();
-        lists.pop_front();
-        return r;
-    }
-    qcm::Result<std::shared_ptr<WatchStream>, Status> watch(const ListOptions &options) override
-    {
-        std::lock_guard lock(m_mutex);
-        m_watchCalls.push_back(options);
-        if (watches.empty()) {
-            auto open = std::make_shared<FakeWatch>();
-            m_open.push_back(open);
-            return std::shared_ptr<WatchStream>(open);
-        }
-        auto r = watches.front();
-        watches.pop_front();
-        return r;
-    }
-    QList<ListOptions> listCalls()
-    {
-        std::lock_guard lock(m_mutex);
-        return m_listCalls;
-    }
-    QList<ListOptions> watchCalls()
-    {
-        std::lock_guard lock(m_mutex);
-        return m_watchCalls;
-    }
-
-private:
-    std::mutex m_mutex;
-    QList<ListOptions> m_listCalls;
-    QList<ListOptions> m_watchCalls;
-    QList<std::shared_ptr<FakeWatch>> m_open;
-};
-
 ObjectList page(QList<Object> items, const QString &rv, const QString &continueToken = {})
 {
     ObjectList l;
@@ -149,6 +66,17 @@ struct Running
     Reflector &reflector;
     std::thread thread;
 };
+
+Reflector::Options reflectorOptions(qcm::Clock *clock, quint32 seed = 1, qcm::Duration resync = {},
+    std::function<void(const Status &)> onError = {})
+{
+    Reflector::Options o;
+    o.clock = clock;
+    o.seed = seed;
+    o.resyncPeriod = resync;
+    o.watchErrorHandler = std::move(onError);
+    return o;
+}
 
 QString keys(const DeltaFifo &fifo)
 {
@@ -184,7 +112,7 @@ void tst_Reflector::listAndWatch()
     auto w = std::make_shared<FakeWatch>();
     lw.watches.push_back(std::shared_ptr<WatchStream>(w));
     DeltaFifo fifo;
-    Reflector reflector(&lw, &fifo, {qcm::Duration {0}, 500, &clock, {}, 1});
+    Reflector reflector(&lw, &fifo, reflectorOptions(&clock));
     Running running(reflector);
 
     QTRY_COMPARE(lw.watchCalls().size(), 1);
@@ -218,7 +146,7 @@ void tst_Reflector::listsInPages()
         {cm(QStringLiteral("a"), QStringLiteral("1"))}, QStringLiteral("9"), QStringLiteral("c1")));
     lw.lists.push_back(page({cm(QStringLiteral("b"), QStringLiteral("2"))}, QStringLiteral("9")));
     DeltaFifo fifo;
-    Reflector reflector(&lw, &fifo, {qcm::Duration {0}, 500, &clock, {}, 1});
+    Reflector reflector(&lw, &fifo, reflectorOptions(&clock));
     Running running(reflector);
     QTRY_COMPARE(lw.watchCalls().size(), 1);
     QCOMPARE(lw.listCalls().size(), 2);
@@ -238,7 +166,7 @@ void tst_Reflector::fullListIfContinueExpires()
                                 cm(QStringLiteral("y"), QStringLiteral("4"))},
         QStringLiteral("20")));
     DeltaFifo fifo;
-    Reflector reflector(&lw, &fifo, {qcm::Duration {0}, 500, &clock, {}, 1});
+    Reflector reflector(&lw, &fifo, reflectorOptions(&clock));
     Running running(reflector);
     QTRY_COMPARE(lw.watchCalls().size(), 1);
     const ListOptions full = lw.listCalls()[2];
@@ -255,7 +183,7 @@ void tst_Reflector::relistFromLatestAfterExpiredList()
     lw.lists.push_back(status(410, "Expired"));
     lw.lists.push_back(page({}, QStringLiteral("30")));
     DeltaFifo fifo;
-    Reflector reflector(&lw, &fifo, {qcm::Duration {0}, 500, &clock, {}, 1});
+    Reflector reflector(&lw, &fifo, reflectorOptions(&clock));
     Running running(reflector);
     QTRY_COMPARE(lw.watchCalls().size(), 1);
     QCOMPARE(lw.listCalls().size(), 2); // at once, without a backoff
@@ -273,13 +201,10 @@ void tst_Reflector::watchExpiredRelistsFromLastVersion()
     QList<Status> errors;
     std::mutex errorsMutex;
     DeltaFifo fifo;
-    Reflector reflector(&lw, &fifo,
-        {qcm::Duration {0}, 500, &clock,
-            [&](const Status &s) {
-                std::lock_guard lock(errorsMutex);
-                errors << s;
-            },
-            1});
+    Reflector reflector(&lw, &fifo, reflectorOptions(&clock, 1, {}, [&](const Status &s) {
+        std::lock_guard lock(errorsMutex);
+        errors << s;
+    }));
     Running running(reflector);
     QTRY_COMPARE(lw.watchCalls().size(), 1);
     w->push(watchEvent(WatchEvent::Type::Added, cm(QStringLiteral("b"), QStringLiteral("11"))));
@@ -303,7 +228,7 @@ void tst_Reflector::noRelistOnTooManyRequests()
     FakeListerWatcher lw;
     lw.watches.push_back(status(429, "TooManyRequests"));
     DeltaFifo fifo;
-    Reflector reflector(&lw, &fifo, {qcm::Duration {0}, 500, &clock, {}, 1});
+    Reflector reflector(&lw, &fifo, reflectorOptions(&clock));
     Running running(reflector);
     QTRY_COMPARE(lw.watchCalls().size(), 1);
     QTRY_VERIFY(clock.hasWaiters());
@@ -321,13 +246,10 @@ void tst_Reflector::veryShortWatchIsAnError()
     QList<QString> reasons;
     std::mutex m;
     DeltaFifo fifo;
-    Reflector reflector(&lw, &fifo,
-        {qcm::Duration {0}, 500, &clock,
-            [&](const Status &s) {
-                std::lock_guard lock(m);
-                reasons << s.reason;
-            },
-            1});
+    Reflector reflector(&lw, &fifo, reflectorOptions(&clock, 1, {}, [&](const Status &s) {
+        std::lock_guard lock(m);
+        reasons << s.reason;
+    }));
     Running running(reflector);
     QTRY_COMPARE(lw.watchCalls().size(), 1);
     w->close(); // no events, no time passed
@@ -348,7 +270,7 @@ void tst_Reflector::backoffDoublesAndCaps()
     for (int i = 0; i < 8; ++i)
         lw.lists.push_back(status(500, "InternalError"));
     DeltaFifo fifo;
-    Reflector reflector(&lw, &fifo, {qcm::Duration {0}, 500, &clock, [](const Status &) {}, 7});
+    Reflector reflector(&lw, &fifo, reflectorOptions(&clock, 7, {}, [](const Status &) {}));
     Running running(reflector);
     qint64 low = 800;
     for (int attempt = 1; attempt <= 7; ++attempt) {
@@ -373,7 +295,7 @@ void tst_Reflector::resync()
     DeltaFifo::Options options;
     options.knownObjects = &store;
     DeltaFifo fifo(options);
-    Reflector reflector(&lw, &fifo, {30s, 500, &clock, {}, 1});
+    Reflector reflector(&lw, &fifo, reflectorOptions(&clock, 1, 30s));
     Running running(reflector);
     QTRY_COMPARE(lw.watchCalls().size(), 1);
     // What an informer does: pop the list and store it.
@@ -390,7 +312,7 @@ void tst_Reflector::stopEndsAWatch()
     qcm::FakeClock clock;
     FakeListerWatcher lw;
     DeltaFifo fifo;
-    Reflector reflector(&lw, &fifo, {qcm::Duration {0}, 500, &clock, {}, 1});
+    Reflector reflector(&lw, &fifo, reflectorOptions(&clock));
     std::thread thread([&] { reflector.run(); });
     QTRY_COMPARE(lw.watchCalls().size(), 1); // blocked in the watch
     reflector.stop();

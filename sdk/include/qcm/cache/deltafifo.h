@@ -38,6 +38,8 @@ public:
         const KeyListerGetter *knownObjects = nullptr; // the informer's store, or none
         bool emitDeltaTypeReplaced = false; // false: replace() queues Sync deltas
         std::function<Result<Object>(Object)> transformer;
+        // Called once, under the FIFO's lock, when hasSynced() turns true. Keep it short.
+        std::function<void()> onSynced;
     };
 
     DeltaFifo();
@@ -74,6 +76,7 @@ private:
         std::variant<Object, DeletedFinalStateUnknown> object);
     std::optional<Error> syncKeyLocked(const QString &key);
     bool hasSyncedLocked() const { return m_populated && m_initialPopulationCount == 0; }
+    void checkSyncedLocked();
 
     Options m_options;
     mutable std::mutex m_mutex;
@@ -83,6 +86,7 @@ private:
     bool m_populated = false; // guarded by m_mutex
     int m_initialPopulationCount = 0; // guarded by m_mutex
     bool m_closed = false; // guarded by m_mutex
+    bool m_syncedReported = false; // guarded by m_mutex
 };
 
 } // namespace qcm::cache

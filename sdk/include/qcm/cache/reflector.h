@@ -42,6 +42,9 @@ public:
         // WatchErrorHandler); the default logs it.
         std::function<void(const client::Status &)> watchErrorHandler;
         quint32 seed = 0; // for jitter and watch timeouts; 0: random
+        // Asked at every resync tick; the FIFO resyncs only if it says yes (client-go's
+        // ShouldResync: the informer checks which handlers are due). Null: always.
+        std::function<bool()> shouldResync;
     };
 
     Reflector(ListerWatcher *listerWatcher, DeltaFifo *store, Options options);

@@ -1,0 +1,309 @@
+#include <qcm/cache/sharedindexinformer.h>
+
+#include <QtCore/QEventLoop>
+#include <QtCore/QPointer>
+#include <QtCore/QThread>
+#include <QtCore/QTimer>
+
+namespace qcm::cache {
+
+using client::Object;
+using namespace std::chrono_literals;
+
+namespace {
+constexpr Duration MinimumResyncPeriod = 1s; // client-go's minimumResyncPeriod
+} // namespace
+
+bool HandlerRegistration::hasSynced() const
+{
+    return m_informerSynced && m_informerSynced() && m_pendingInitial.load() == 0;
+}
+
+SharedIndexInformer::SharedIndexInformer(
+    ListerWatcher *listerWatcher, Options options, QObject *parent)
+    : QObject(parent)
+    , m_listerWatcher(listerWatcher)
+    , m_options(std::move(options))
+    , m_clock(m_options.clock ? m_options.clock : Clock::system())
+    , m_indexer(KeyFunction {}, m_options.indexers)
+    , m_checkPeriod(m_options.resyncPeriod)
+{ }
+
+SharedIndexInformer::~SharedIndexInformer()
+{
+    stop();
+}
+
+std::optional<Error> SharedIndexInformer::setTransform(
+    std::function<Result<Object>(Object)> transform)
+{
+    std::lock_guard lock(m_mutex);
+    if (m_started)
+        return Error {{}, {}, QStringLiteral("informer has already started")};
+    m_transform = std::move(transform);
+    return std::nullopt;
+}
+
+std::optional<Error> SharedIndexInformer::setWatchErrorHandler(
+    std::function<void(const client::Status &)> handler)
+{
+    std::lock_guard lock(m_mutex);
+    if (m_started)
+        return Error {{}, {}, QStringLiteral("informer has already started")};
+    m_watchErrorHandler = std::move(handler);
+    return std::nullopt;
+}
+
+template<typename F>
+void SharedIndexInformer::post(
+    const std::shared_ptr<HandlerRegistration> &registration, F &&deliver)
+{
+    // A queued invocation on the registration, which lives in its receiver's thread: Qt's
+    // event queue is the handler's unbounded, ordered buffer.
+    QMetaObject::invokeMethod(
+        registration.get(),
+        [weak = std::weak_ptr<HandlerRegistration>(registration),
+            deliver = std::forward<F>(deliver)] {
+            if (auto r = weak.lock(); r && !r->isRemoved())
+                deliver(*r);
+        },
+        Qt::QueuedConnection);
+}
+
+std::shared_ptr<HandlerRegistration> SharedIndexInformer::addEventHandler(
+    QObject *receiver, ResourceEventHandler handler, Duration resyncPeriod)
+{
+    auto registration
+        = std::shared_ptr<HandlerRegistration>(new HandlerRegistration, [](HandlerRegistration *r) {
+              // Deleted in its own thread; if that thread has finished, no event loop is left
+              // to run deleteLater(), and nothing else can touch it.
+              if (r->thread() && r->thread()->isRunning())
+                  r->deleteLater();
+              else
+                  delete r;
+          });
+    registration->moveToThread(receiver ? receiver->thread() : thread());
+    registration->m_handler = std::move(handler);
+    registration->m_informerSynced = [this] { return m_synced.load(); };
+
+    std::lock_guard lock(m_mutex);
+    Duration period = resyncPeriod < Duration::zero() ? m_options.resyncPeriod : resyncPeriod;
+    if (period > Duration::zero() && period < MinimumResyncPeriod)
+        period = MinimumResyncPeriod;
+    if (period > Duration::zero() && period < m_checkPeriod) {
+        if (m_started)
+            period = m_checkPeriod; // cannot check more often once running
+        else
+            m_checkPeriod = period;
+    }
+    if (period > Duration::zero() && m_checkPeriod == Duration::zero() && !m_started)
+        m_checkPeriod = period;
+    registration->m_resyncPeriod = period;
+    registration->m_nextResync = m_clock->now() + period;
+    m_handlers.push_back(registration);
+    if (m_started) {
+        // Replay the cache, under the lock that keeps deltas from being distributed meanwhile.
+        for (const Object &object : m_indexer.list()) {
+            ++registration->m_pendingInitial;
+            post(registration, [object](HandlerRegistration &r) {
+                if (r.m_handler.onAdd)
+                    r.m_handler.onAdd(object, true);
+                emit r.added(object, true);
+                --r.m_pendingInitial;
+            });
+        }
+    }
+    return registration;
+}
+
+void SharedIndexInformer::removeEventHandler(
+    const std::shared_ptr<HandlerRegistration> &registration)
+{
+    if (!registration)
+        return;
+    std::lock_guard lock(m_mutex);
+    registration->m_removed = true;
+    m_handlers.erase(
+        std::remove(m_handlers.begin(), m_handlers.end(), registration), m_handlers.end());
+}
+
+void SharedIndexInformer::distributeAdd(const Object &object, bool isInInitialList)
+{
+    for (const auto &registration : m_handlers) {
+        if (isInInitialList)
+            ++registration->m_pendingInitial;
+        post(registration, [object, isInInitialList](HandlerRegistration &r) {
+            if (r.m_handler.onAdd)
+                r.m_handler.onAdd(object, isInInitialList);
+            emit r.added(object, isInInitialList);
+            if (isInInitialList)
+                --r.m_pendingInitial;
+        });
+    }
+}
+
+void SharedIndexInformer::distributeUpdate(
+    const Object &oldObject, const Object &newObject, bool isSync)
+{
+    for (const auto &registration : m_handlers) {
+        if (isSync && !registration->m_syncing)
+            continue; // a resync goes only to handlers whose period is due
+        post(registration, [oldObject, newObject](HandlerRegistration &r) {
+            if (r.m_handler.onUpdate)
+                r.m_handler.onUpdate(oldObject, newObject);
+            emit r.updated(oldObject, newObject);
+        });
+    }
+}
+
+void SharedIndexInformer::distributeDelete(const Object &object, bool finalStateUnknown)
+{
+    for (const auto &registration : m_handlers) {
+        post(registration, [object, finalStateUnknown](HandlerRegistration &r) {
+            if (r.m_handler.onDelete)
+                r.m_handler.onDelete(object, finalStateUnknown);
+            emit r.deleted(object, finalStateUnknown);
+        });
+    }
+}
+
+bool SharedIndexInformer::shouldResync()
+{
+    std::lock_guard lock(m_mutex);
+    const TimePoint now = m_clock->now();
+    bool needed = false;
+    for (const auto &registration : m_handlers) {
+        registration->m_syncing
+            = registration->m_resyncPeriod > Duration::zero() && now >= registration->m_nextResync;
+        if (registration->m_syncing) {
+            needed = true;
+            registration->m_nextResync = now + registration->m_resyncPeriod;
+        }
+    }
+    return needed;
+}
+
+void SharedIndexInformer::handleDeltas(const Deltas &deltas, bool isInInitialList)
+{
+    std::lock_guard lock(m_mutex);
+    for (const Delta &delta : deltas) {
+        if (delta.type == DeltaType::Deleted) {
+            if (const auto *tombstone = std::get_if<DeletedFinalStateUnknown>(&delta.object)) {
+                m_indexer.removeByKey(tombstone->key);
+                distributeDelete(tombstone->object, true);
+            } else {
+                const Object &object = std::get<Object>(delta.object);
+                m_indexer.remove(object);
+                distributeDelete(object, false);
+            }
+            continue;
+        }
+        const Object &object = delta.lastKnown();
+        if (const std::optional<Object> old = m_indexer.get(object)) {
+            m_indexer.update(object);
+            const bool isSync = old->resourceVersion() == object.resourceVersion();
+            distributeUpdate(*old, object, isSync);
+        } else {
+            m_indexer.add(object);
+            distributeAdd(object, isInInitialList);
+        }
+    }
+}
+
+void SharedIndexInformer::processLoop()
+{
+    for (;;) {
+        auto popped = m_fifo->pop([this](const Deltas &deltas, bool isInInitialList) {
+            handleDeltas(deltas, isInInitialList);
+            return std::optional<Error>();
+        });
+        if (!popped && m_fifo->isClosed())
+            return;
+    }
+}
+
+void SharedIndexInformer::start()
+{
+    std::lock_guard lock(m_mutex);
+    if (m_started)
+        return;
+    m_started = true;
+    DeltaFifo::Options fifoOptions;
+    fifoOptions.knownObjects = &m_indexer;
+    fifoOptions.emitDeltaTypeReplaced = true;
+    fifoOptions.transformer = m_transform;
+    fifoOptions.onSynced = [this] {
+        m_synced = true;
+        emit synced();
+    };
+    m_fifo = std::make_unique<DeltaFifo>(fifoOptions);
+    Reflector::Options reflectorOptions;
+    reflectorOptions.resyncPeriod = m_checkPeriod;
+    reflectorOptions.clock = m_clock;
+    reflectorOptions.pageSize = m_options.pageSize;
+    reflectorOptions.watchErrorHandler = m_watchErrorHandler;
+    reflectorOptions.shouldResync = [this] { return shouldResync(); };
+    m_reflector = std::make_unique<Reflector>(m_listerWatcher, m_fifo.get(), reflectorOptions);
+    m_processThread = std::thread([this] { processLoop(); });
+    m_reflectorThread = std::thread([this] { m_reflector->run(); });
+}
+
+void SharedIndexInformer::stop()
+{
+    {
+        std::lock_guard lock(m_mutex);
+        if (!m_started || m_stopped)
+            return;
+        m_stopped = true;
+    }
+    m_reflector->stop();
+    m_reflectorThread.join();
+    m_fifo->close();
+    m_processThread.join();
+}
+
+bool SharedIndexInformer::isStarted() const
+{
+    std::lock_guard lock(m_mutex);
+    return m_started;
+}
+
+bool SharedIndexInformer::hasSynced() const
+{
+    return m_synced.load();
+}
+
+QString SharedIndexInformer::lastSyncResourceVersion() const
+{
+    std::lock_guard lock(m_mutex);
+    return m_reflector ? m_reflector->lastSyncResourceVersion() : QString();
+}
+
+bool waitForCacheSync(const QList<SharedIndexInformer *> &informers, Duration timeout)
+{
+    auto allSynced = [&] {
+        return std::all_of(informers.begin(), informers.end(),
+            [](SharedIndexInformer *i) { return i->hasSynced(); });
+    };
+    if (allSynced())
+        return true;
+    QEventLoop loop;
+    QTimer timer;
+    timer.setSingleShot(true);
+    QObject::connect(&timer, &QTimer::timeout, &loop, &QEventLoop::quit);
+    for (SharedIndexInformer *informer : informers)
+        QObject::connect(
+            informer, &SharedIndexInformer::synced, &loop,
+            [&] {
+                if (allSynced())
+                    loop.quit();
+            },
+            Qt::QueuedConnection);
+    if (allSynced()) // it may have synced before the connections existed
+        return true;
+    timer.start(std::chrono::duration_cast<std::chrono::milliseconds>(timeout));
+    loop.exec();
+    return allSynced();
+}
+
+} // namespace qcm::cache
