@@ -12,6 +12,34 @@ namespace qcm::cache::testing {
 
 using namespace qcm::client;
 
+// A ConfigMap-like object in namespace "ns".
+inline Object cm(const QString &name, const QString &rv)
+{
+    Object o;
+    o.setNamespaceName(QStringLiteral("ns"));
+    o.setName(name);
+    o.setResourceVersion(rv);
+    return o;
+}
+
+inline WatchEvent watchEvent(WatchEvent::Type type, const Object &o)
+{
+    WatchEvent e;
+    e.type = type;
+    e.object = o;
+    return e;
+}
+
+// A list response (one page unless continueToken is set).
+inline ObjectList listOf(QList<Object> items, const QString &rv, const QString &continueToken = {})
+{
+    ObjectList l;
+    l.items = std::move(items);
+    l.resourceVersion = rv;
+    l.continueToken = continueToken;
+    return l;
+}
+
 class FakeWatch : public WatchStream
 {
 public:

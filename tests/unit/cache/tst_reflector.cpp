@@ -19,23 +19,6 @@ using namespace qcm::cache::testing;
 
 namespace {
 
-Object cm(const QString &name, const QString &rv)
-{
-    Object o;
-    o.setNamespaceName(QStringLiteral("ns"));
-    o.setName(name);
-    o.setResourceVersion(rv);
-    return o;
-}
-
-WatchEvent watchEvent(WatchEvent::Type type, const Object &o)
-{
-    WatchEvent e;
-    e.type = type;
-    e.object = o;
-    return e;
-}
-
 Status status(int code, const char *reason)
 {
     Status s;
@@ -43,15 +26,6 @@ Status status(int code, const char *reason)
     s.reason = QString::fromLatin1(reason);
     s.message = QStringLiteral("test");
     return s;
-}
-
-ObjectList page(QList<Object> items, const QString &rv, const QString &continueToken = {})
-{
-    ObjectList l;
-    l.items = std::move(items);
-    l.resourceVersion = rv;
-    l.continueToken = continueToken;
-    return l;
 }
 
 // Runs a reflector on its own thread for the length of a test.
@@ -106,8 +80,8 @@ void tst_Reflector::listAndWatch()
 {
     qcm::FakeClock clock;
     FakeListerWatcher lw;
-    lw.lists.push_back(page({cm(QStringLiteral("a"), QStringLiteral("5")),
-                                cm(QStringLiteral("b"), QStringLiteral("6"))},
+    lw.lists.push_back(listOf({cm(QStringLiteral("a"), QStringLiteral("5")),
+                                  cm(QStringLiteral("b"), QStringLiteral("6"))},
         QStringLiteral("10")));
     auto w = std::make_shared<FakeWatch>();
     lw.watches.push_back(std::shared_ptr<WatchStream>(w));
@@ -142,9 +116,9 @@ void tst_Reflector::listsInPages()
 {
     qcm::FakeClock clock;
     FakeListerWatcher lw;
-    lw.lists.push_back(page(
+    lw.lists.push_back(listOf(
         {cm(QStringLiteral("a"), QStringLiteral("1"))}, QStringLiteral("9"), QStringLiteral("c1")));
-    lw.lists.push_back(page({cm(QStringLiteral("b"), QStringLiteral("2"))}, QStringLiteral("9")));
+    lw.lists.push_back(listOf({cm(QStringLiteral("b"), QStringLiteral("2"))}, QStringLiteral("9")));
     DeltaFifo fifo;
     Reflector reflector(&lw, &fifo, reflectorOptions(&clock));
     Running running(reflector);
@@ -159,11 +133,11 @@ void tst_Reflector::fullListIfContinueExpires()
 {
     qcm::FakeClock clock;
     FakeListerWatcher lw;
-    lw.lists.push_back(page(
+    lw.lists.push_back(listOf(
         {cm(QStringLiteral("a"), QStringLiteral("1"))}, QStringLiteral("9"), QStringLiteral("c1")));
     lw.lists.push_back(status(410, "Expired"));
-    lw.lists.push_back(page({cm(QStringLiteral("x"), QStringLiteral("3")),
-                                cm(QStringLiteral("y"), QStringLiteral("4"))},
+    lw.lists.push_back(listOf({cm(QStringLiteral("x"), QStringLiteral("3")),
+                                  cm(QStringLiteral("y"), QStringLiteral("4"))},
         QStringLiteral("20")));
     DeltaFifo fifo;
     Reflector reflector(&lw, &fifo, reflectorOptions(&clock));
@@ -181,7 +155,7 @@ void tst_Reflector::relistFromLatestAfterExpiredList()
     qcm::FakeClock clock;
     FakeListerWatcher lw;
     lw.lists.push_back(status(410, "Expired"));
-    lw.lists.push_back(page({}, QStringLiteral("30")));
+    lw.lists.push_back(listOf({}, QStringLiteral("30")));
     DeltaFifo fifo;
     Reflector reflector(&lw, &fifo, reflectorOptions(&clock));
     Running running(reflector);
@@ -195,7 +169,8 @@ void tst_Reflector::watchExpiredRelistsFromLastVersion()
 {
     qcm::FakeClock clock;
     FakeListerWatcher lw;
-    lw.lists.push_back(page({cm(QStringLiteral("a"), QStringLiteral("5"))}, QStringLiteral("10")));
+    lw.lists.push_back(
+        listOf({cm(QStringLiteral("a"), QStringLiteral("5"))}, QStringLiteral("10")));
     auto w = std::make_shared<FakeWatch>();
     lw.watches.push_back(std::shared_ptr<WatchStream>(w));
     QList<Status> errors;
@@ -290,7 +265,8 @@ void tst_Reflector::resync()
 {
     qcm::FakeClock clock;
     FakeListerWatcher lw;
-    lw.lists.push_back(page({cm(QStringLiteral("a"), QStringLiteral("5"))}, QStringLiteral("10")));
+    lw.lists.push_back(
+        listOf({cm(QStringLiteral("a"), QStringLiteral("5"))}, QStringLiteral("10")));
     Indexer store; // the informer's store, which the FIFO resyncs from
     DeltaFifo::Options options;
     options.knownObjects = &store;

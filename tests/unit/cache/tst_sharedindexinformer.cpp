@@ -15,31 +15,6 @@ using namespace std::chrono_literals;
 
 namespace {
 
-Object cm(const QString &name, const QString &rv)
-{
-    Object o;
-    o.setNamespaceName(QStringLiteral("ns"));
-    o.setName(name);
-    o.setResourceVersion(rv);
-    return o;
-}
-
-WatchEvent watchEvent(WatchEvent::Type type, const Object &o)
-{
-    WatchEvent e;
-    e.type = type;
-    e.object = o;
-    return e;
-}
-
-ObjectList listOf(QList<Object> items, const QString &rv)
-{
-    ObjectList l;
-    l.items = std::move(items);
-    l.resourceVersion = rv;
-    return l;
-}
-
 // What one handler saw, in order: "add ns/a initial", "update ns/a 5->6", "delete ns/a".
 struct Recorder
 {
