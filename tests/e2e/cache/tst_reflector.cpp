@@ -1,6 +1,7 @@
-// e2e: a Reflector with a RestListerWatcher keeps a DeltaFifo in step with a real apiserver.
+// e2e: a Reflector, and a SharedIndexInformer, kept in step with a real apiserver.
 #include <qcm/cache/indexer.h>
 #include <qcm/cache/reflector.h>
+#include <qcm/cache/sharedindexinformer.h>
 #include <qcm/client/kubeconfig.h>
 
 #include <QtTest/QtTest>
@@ -16,6 +17,7 @@ class tst_ReflectorE2e : public QObject
 
 private slots:
     void listThenWatchConfigMaps();
+    void informerCacheEqualsTheServer();
 };
 
 void tst_ReflectorE2e::listThenWatchConfigMaps()
@@ -69,6 +71,70 @@ void tst_ReflectorE2e::listThenWatchConfigMaps()
         20000);
     reflector.stop();
     thread.join();
+}
+
+void tst_ReflectorE2e::informerCacheEqualsTheServer()
+{
+    const QString dir = qEnvironmentVariable("QCM_E2E_DIR");
+    QVERIFY2(!dir.isEmpty(), "QCM_E2E_DIR is not set: run through ctest");
+    auto config = KubeConfig::loadFile(dir + QStringLiteral("/admin.kubeconfig"))->restConfig();
+    config->qps = 200;
+    config->burst = 400;
+    RestClient client(*config);
+    const GroupVersionResource configMaps {
+        QString(), QStringLiteral("v1"), QStringLiteral("configmaps")};
+    const QString ns
+        = QStringLiteral("e2e-informer-%1").arg(QDateTime::currentMSecsSinceEpoch() % 100000);
+    Object namespaceObject;
+    namespaceObject.setApiVersion(QStringLiteral("v1"));
+    namespaceObject.setKind(QStringLiteral("Namespace"));
+    namespaceObject.setName(ns);
+    QVERIFY(client.create(
+        {QString(), QStringLiteral("v1"), QStringLiteral("namespaces")}, {}, namespaceObject));
+    auto make = [&](const QString &name) {
+        Object o;
+        o.setApiVersion(QStringLiteral("v1"));
+        o.setKind(QStringLiteral("ConfigMap"));
+        o.setNamespaceName(ns);
+        o.setName(name);
+        return client.create(configMaps, ns, o).ok();
+    };
+    for (int i = 0; i < 50; ++i)
+        QVERIFY(make(QStringLiteral("cm-%1").arg(i)));
+
+    RestListerWatcher lw(&client, configMaps, ns);
+    SharedIndexInformer informer(&lw, {});
+    QStringList seen;
+    informer.addEventHandler(this,
+        {[&](const Object &o, bool initial) {
+             seen << (initial ? QStringLiteral("initial ") : QStringLiteral("add ")) + o.name();
+         },
+            [&](const Object &, const Object &o) { seen << QStringLiteral("update ") + o.name(); },
+            [&](const Object &o, bool) { seen << QStringLiteral("delete ") + o.name(); }});
+    informer.start();
+    QVERIFY(waitForCacheSync({&informer}, std::chrono::seconds(30)));
+    QTRY_COMPARE(seen.size(), 50);
+    QVERIFY(std::all_of(seen.begin(), seen.end(),
+        [](const QString &s) { return s.startsWith(QLatin1String("initial ")); }));
+
+    QVERIFY(client.patch(
+        configMaps, ns, QStringLiteral("cm-1"), PatchType::Merge, R"({"data":{"k":"v"}})"));
+    QVERIFY(client.remove(configMaps, ns, QStringLiteral("cm-2")));
+    QVERIFY(make(QStringLiteral("late")));
+    QTRY_COMPARE_WITH_TIMEOUT(seen.size(), 53, 20000);
+    QCOMPARE(seen.mid(50),
+        (QStringList {QStringLiteral("update cm-1"), QStringLiteral("delete cm-2"),
+            QStringLiteral("add late")}));
+
+    // The cache equals the server, key for key and version for version.
+    const ObjectList server = *client.list(configMaps, ns);
+    QCOMPARE(informer.indexer().size(), server.items.size());
+    for (const Object &o : server.items) {
+        const auto cached = informer.lister().get(ns, o.name());
+        QVERIFY2(cached.has_value(), qPrintable(o.name()));
+        QCOMPARE(cached->resourceVersion(), o.resourceVersion());
+    }
+    informer.stop();
 }
 
 QTEST_GUILESS_MAIN(tst_ReflectorE2e)
