@@ -2,6 +2,7 @@
 #include <qcm/cache/indexer.h>
 #include <qcm/cache/reflector.h>
 #include <qcm/cache/sharedindexinformer.h>
+#include <qcm/cache/sharedinformerfactory.h>
 #include <qcm/client/kubeconfig.h>
 
 #include <QtTest/QtTest>
@@ -18,6 +19,7 @@ class tst_ReflectorE2e : public QObject
 private slots:
     void listThenWatchConfigMaps();
     void informerCacheEqualsTheServer();
+    void factoryOnTheRealServer();
 };
 
 void tst_ReflectorE2e::listThenWatchConfigMaps()
@@ -135,6 +137,24 @@ void tst_ReflectorE2e::informerCacheEqualsTheServer()
         QCOMPARE(cached->resourceVersion(), o.resourceVersion());
     }
     informer.stop();
+}
+
+void tst_ReflectorE2e::factoryOnTheRealServer()
+{
+    const QString dir = qEnvironmentVariable("QCM_E2E_DIR");
+    QVERIFY2(!dir.isEmpty(), "QCM_E2E_DIR is not set: run through ctest");
+    auto config = KubeConfig::loadFile(dir + QStringLiteral("/admin.kubeconfig"))->restConfig();
+    RestClient client(*config);
+    SharedInformerFactory factory(&client, {});
+    const GroupVersionResource namespaces {
+        QString(), QStringLiteral("v1"), QStringLiteral("namespaces")};
+    SharedIndexInformer *informer = factory.informerFor(namespaces);
+    QCOMPARE(factory.informerFor(namespaces), informer);
+    factory.start();
+    QVERIFY(factory.waitForCacheSync(std::chrono::seconds(30)));
+    QVERIFY(informer->lister().get({}, QStringLiteral("default")).has_value());
+    QVERIFY(informer->lister().get({}, QStringLiteral("kube-system")).has_value());
+    factory.shutdown();
 }
 
 QTEST_GUILESS_MAIN(tst_ReflectorE2e)
