@@ -6,12 +6,13 @@ ListerWatcher::~ListerWatcher() = default;
 
 RestListerWatcher::RestListerWatcher(client::RestClient *client,
     client::GroupVersionResource resource, QString namespaceName, QString labelSelector,
-    QString fieldSelector)
+    QString fieldSelector, bool metadataOnly)
     : m_client(client)
     , m_resource(std::move(resource))
     , m_namespace(std::move(namespaceName))
     , m_labelSelector(std::move(labelSelector))
     , m_fieldSelector(std::move(fieldSelector))
+    , m_metadataOnly(metadataOnly)
 { }
 
 client::ListOptions RestListerWatcher::withSelectors(client::ListOptions options) const
@@ -24,14 +25,16 @@ client::ListOptions RestListerWatcher::withSelectors(client::ListOptions options
 Result<client::ObjectList, client::Status> RestListerWatcher::list(
     const client::ListOptions &options)
 {
-    return m_client->list(m_resource, m_namespace, withSelectors(options));
+    return m_client->list(m_resource, m_namespace, withSelectors(options),
+        m_metadataOnly ? client::RestClient::metadataOnlyListAccept : QByteArray());
 }
 
 Result<std::shared_ptr<client::WatchStream>, client::Status> RestListerWatcher::watch(
     const client::ListOptions &options)
 {
     return std::shared_ptr<client::WatchStream>(
-        m_client->watch(m_resource, m_namespace, withSelectors(options)));
+        m_client->watch(m_resource, m_namespace, withSelectors(options),
+            m_metadataOnly ? client::RestClient::metadataOnlyWatchAccept : QByteArray()));
 }
 
 } // namespace qcm::cache

@@ -7,7 +7,7 @@ SharedInformerFactory::SharedInformerFactory(
     : SharedInformerFactory(
         [client](const client::GroupVersionResource &resource, const InformerOptions &options) {
             return std::make_unique<RestListerWatcher>(client, resource, options.namespaceName,
-                options.labelSelector, options.fieldSelector);
+                options.labelSelector, options.fieldSelector, options.metadataOnly);
         },
         defaultResync, nullptr, parent)
 { }
@@ -26,11 +26,17 @@ SharedInformerFactory::~SharedInformerFactory()
 }
 
 SharedIndexInformer *SharedInformerFactory::informerFor(
+    const client::GroupVersionResource &resource)
+{
+    return informerFor(resource, InformerOptions());
+}
+
+SharedIndexInformer *SharedInformerFactory::informerFor(
     const client::GroupVersionResource &resource, const InformerOptions &options)
 {
     std::lock_guard lock(m_mutex);
     const Key key {resource.group, resource.version, resource.resource, options.namespaceName,
-        options.labelSelector, options.fieldSelector};
+        options.labelSelector, options.fieldSelector, options.metadataOnly};
     auto it = m_informers.find(key);
     if (it == m_informers.end()) {
         Entry entry;

@@ -665,10 +665,16 @@ ObjectResult RestClient::get(const GroupVersionResource &gvr, const QString &ns,
     return decodeObject(request("GET", objectPath(gvr, ns, name, subresource)), d->codec);
 }
 
-ListResult RestClient::list(
-    const GroupVersionResource &gvr, const QString &ns, const ListOptions &options)
+const QByteArray RestClient::metadataOnlyListAccept = QByteArrayLiteral(
+    "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json");
+const QByteArray RestClient::metadataOnlyWatchAccept = QByteArrayLiteral(
+    "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json");
+
+ListResult RestClient::list(const GroupVersionResource &gvr, const QString &ns,
+    const ListOptions &options, const QByteArray &accept)
 {
-    return decodeList(request("GET", gvr.collectionPath(ns), listQuery(options)), d->codec);
+    return decodeList(
+        request("GET", gvr.collectionPath(ns), listQuery(options), {}, {}, accept), d->codec);
 }
 
 namespace {
@@ -772,8 +778,8 @@ QFuture<ListResult> RestClient::listAsync(
         .then([codec = d->codec](const Response &r) { return decodeList(r, codec); });
 }
 
-std::shared_ptr<Watch> RestClient::watch(
-    const GroupVersionResource &gvr, const QString &ns, const ListOptions &options)
+std::shared_ptr<Watch> RestClient::watch(const GroupVersionResource &gvr, const QString &ns,
+    const ListOptions &options, const QByteArray &accept)
 {
     auto *raw = new Watch(d->codec);
     raw->moveToThread(&d->thread);
@@ -786,7 +792,7 @@ std::shared_ptr<Watch> RestClient::watch(
     });
     QUrlQuery query = listQuery(options);
     query.addQueryItem(QStringLiteral("watch"), QStringLiteral("true"));
-    RequestSpec spec {"GET", gvr.collectionPath(ns), query, {}, {}, {}};
+    RequestSpec spec {"GET", gvr.collectionPath(ns), query, {}, {}, accept};
     QPointer<Watch> target(raw);
     QMetaObject::invokeMethod(d->worker,
         [w = d->worker, spec, target]() mutable { w->startWatch(std::move(spec), target); });

@@ -154,6 +154,48 @@ void tst_ReflectorE2e::factoryOnTheRealServer()
     QVERIFY(factory.waitForCacheSync(std::chrono::seconds(30)));
     QVERIFY(informer->lister().get({}, QStringLiteral("default")).has_value());
     QVERIFY(informer->lister().get({}, QStringLiteral("kube-system")).has_value());
+
+    // Metadata only: PartialObjectMetadata, without the ConfigMap's data.
+    const QString ns
+        = QStringLiteral("e2e-metadata-%1").arg(QDateTime::currentMSecsSinceEpoch() % 100000);
+    Object namespaceObject;
+    namespaceObject.setApiVersion(QStringLiteral("v1"));
+    namespaceObject.setKind(QStringLiteral("Namespace"));
+    namespaceObject.setName(ns);
+    QVERIFY(client.create(namespaces, {}, namespaceObject));
+    const GroupVersionResource configMaps {
+        QString(), QStringLiteral("v1"), QStringLiteral("configmaps")};
+    Object big;
+    big.setApiVersion(QStringLiteral("v1"));
+    big.setKind(QStringLiteral("ConfigMap"));
+    big.setNamespaceName(ns);
+    big.setName(QStringLiteral("big"));
+    big.setLabels({{QStringLiteral("tier"), QStringLiteral("x")}});
+    big.json().insert(QStringLiteral("data"),
+        QJsonObject {{QStringLiteral("blob"), QString(100000, QLatin1Char('z'))}});
+    QVERIFY(client.create(configMaps, ns, big));
+    SharedInformerFactory::InformerOptions metadataOnly;
+    metadataOnly.namespaceName = ns;
+    metadataOnly.metadataOnly = true;
+    SharedIndexInformer *metadata = factory.informerFor(configMaps, metadataOnly);
+    QVERIFY(metadata != factory.informerFor(configMaps, {ns, {}, {}, false}));
+    QVERIFY(factory.waitForCacheSync(std::chrono::seconds(30)));
+    const auto cached = metadata->lister().get(ns, QStringLiteral("big"));
+    QVERIFY(cached.has_value());
+    QCOMPARE(cached->kind(), QStringLiteral("PartialObjectMetadata"));
+    QCOMPARE(cached->labels().value(QStringLiteral("tier")), QStringLiteral("x"));
+    QVERIFY(!cached->json().contains(QStringLiteral("data")));
+    QVERIFY(!cached->resourceVersion().isEmpty());
+    // Watch events are metadata only too.
+    QVERIFY(client.patch(configMaps, ns, QStringLiteral("big"), PatchType::Merge,
+        R"({"metadata":{"labels":{"tier":"y"}}})"));
+    QTRY_COMPARE_WITH_TIMEOUT(
+        metadata->lister().get(ns, QStringLiteral("big"))->labels().value(QStringLiteral("tier")),
+        QStringLiteral("y"), 20000);
+    QVERIFY(!metadata->lister()
+                 .get(ns, QStringLiteral("big"))
+                 ->json()
+                 .contains(QStringLiteral("data")));
     factory.shutdown();
 }
 

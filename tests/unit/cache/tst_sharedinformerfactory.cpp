@@ -41,7 +41,10 @@ void tst_SharedInformerFactory::oneInformerPerKey()
     QVERIFY(factory.informerFor(ConfigMaps, {{}, QStringLiteral("app=x"), {}}) != a);
     QVERIFY(factory.informerFor(ConfigMaps, {{}, {}, QStringLiteral("metadata.name=y")}) != a);
     QVERIFY(factory.informerFor(Secrets) != a);
-    QCOMPARE(made, 5);
+    SharedInformerFactory::InformerOptions metadataOnly;
+    metadataOnly.metadataOnly = true;
+    QVERIFY(factory.informerFor(ConfigMaps, metadataOnly) != a);
+    QCOMPARE(made, 6);
     QVERIFY(!a->isStarted());
 }
 

@@ -21,11 +21,14 @@ public:
 };
 
 // Lists and watches one resource, in one namespace or all (empty), with the selectors given.
+// With metadataOnly the server sends PartialObjectMetadata: metadata without spec or status,
+// for controllers that need only names, labels, owners and versions (far less memory).
 class QCM_SDK_EXPORT RestListerWatcher : public ListerWatcher
 {
 public:
     RestListerWatcher(client::RestClient *client, client::GroupVersionResource resource,
-        QString namespaceName = {}, QString labelSelector = {}, QString fieldSelector = {});
+        QString namespaceName = {}, QString labelSelector = {}, QString fieldSelector = {},
+        bool metadataOnly = false);
 
     Result<client::ObjectList, client::Status> list(const client::ListOptions &options) override;
     Result<std::shared_ptr<client::WatchStream>, client::Status> watch(
@@ -39,6 +42,7 @@ private:
     QString m_namespace;
     QString m_labelSelector;
     QString m_fieldSelector;
+    bool m_metadataOnly = false;
 };
 
 } // namespace qcm::cache

@@ -1,5 +1,6 @@
 // SharedInformerFactory: one informer per (resource, namespace, label selector, field
-// selector), shared by every caller (client-go's dynamicinformer.DynamicSharedInformerFactory).
+// selector, metadata only), shared by every caller (client-go's
+// dynamicinformer.DynamicSharedInformerFactory).
 //
 // informerFor() returns the same informer for the same key. start() starts every informer
 // not yet started; an informer requested after start() starts at once. The factory owns
@@ -27,6 +28,7 @@ public:
         QString namespaceName; // empty: every namespace
         QString labelSelector;
         QString fieldSelector;
+        bool metadataOnly = false; // PartialObjectMetadata only (see RestListerWatcher)
     };
     // Makes the ListerWatcher of an informer; the default lists and watches with a RestClient.
     using ListerWatcherFactory = std::function<std::unique_ptr<ListerWatcher>(
@@ -38,15 +40,16 @@ public:
         Clock *clock = nullptr, QObject *parent = nullptr);
     ~SharedInformerFactory() override;
 
+    SharedIndexInformer *informerFor(const client::GroupVersionResource &resource);
     SharedIndexInformer *informerFor(
-        const client::GroupVersionResource &resource, const InformerOptions &options = {});
+        const client::GroupVersionResource &resource, const InformerOptions &options);
     void start();
     // Waits (on the informers' synced() signals) until every started informer has synced.
     bool waitForCacheSync(Duration timeout);
     void shutdown();
 
 private:
-    using Key = std::tuple<QString, QString, QString, QString, QString, QString>;
+    using Key = std::tuple<QString, QString, QString, QString, QString, QString, bool>;
     struct Entry
     {
         std::unique_ptr<ListerWatcher> listerWatcher;

@@ -67,8 +67,9 @@ public:
     // or "scale".
     ObjectResult get(const GroupVersionResource &gvr, const QString &ns, const QString &name,
         const QString &subresource = {});
-    ListResult list(
-        const GroupVersionResource &gvr, const QString &ns, const ListOptions &options = {});
+    // `accept` overrides application/json, e.g. metadataOnlyListAccept.
+    ListResult list(const GroupVersionResource &gvr, const QString &ns,
+        const ListOptions &options = {}, const QByteArray &accept = {});
     ObjectResult create(const GroupVersionResource &gvr, const QString &ns, const Object &object,
         const WriteOptions &options = {});
     // Namespace and name come from the object; resourceVersion makes it conditional.
@@ -91,8 +92,13 @@ public:
         const GroupVersionResource &gvr, const QString &ns, const ListOptions &options = {});
 
     // A streaming watch; see watch.h. Watches are exempt from the client-side rate limit.
-    std::shared_ptr<Watch> watch(
-        const GroupVersionResource &gvr, const QString &ns, const ListOptions &options = {});
+    std::shared_ptr<Watch> watch(const GroupVersionResource &gvr, const QString &ns,
+        const ListOptions &options = {}, const QByteArray &accept = {});
+
+    // Accept headers that make the server send metadata only (PartialObjectMetadata and
+    // PartialObjectMetadataList, meta.k8s.io/v1), for lists and for watches.
+    static const QByteArray metadataOnlyListAccept;
+    static const QByteArray metadataOnlyWatchAccept;
 
     // Decodes a response as an object or a list, with `codec` (null: the default codec).
     static ObjectResult decodeObject(const Response &response, const Codec *codec = nullptr);
