@@ -1,8 +1,9 @@
 #include <qcm/cache/sharedindexinformer.h>
 
+#include "../core/deleteinownthread_p.h"
+
 #include <QtCore/QEventLoop>
 #include <QtCore/QPointer>
-#include <QtCore/QThread>
 #include <QtCore/QTimer>
 
 namespace qcm::cache {
@@ -74,14 +75,7 @@ std::shared_ptr<HandlerRegistration> SharedIndexInformer::addEventHandler(
     QObject *receiver, ResourceEventHandler handler, Duration resyncPeriod)
 {
     auto registration
-        = std::shared_ptr<HandlerRegistration>(new HandlerRegistration, [](HandlerRegistration *r) {
-              // Deleted in its own thread; if that thread has finished, no event loop is left
-              // to run deleteLater(), and nothing else can touch it.
-              if (r->thread() && r->thread()->isRunning())
-                  r->deleteLater();
-              else
-                  delete r;
-          });
+        = std::shared_ptr<HandlerRegistration>(new HandlerRegistration, detail::deleteInOwnThread);
     registration->moveToThread(receiver ? receiver->thread() : thread());
     registration->m_handler = std::move(handler);
     registration->m_informerSynced = [this] { return m_synced.load(); };

@@ -37,49 +37,43 @@ Result<QList<ApiResource>, Status> Discovery::resources()
     return m_resources;
 }
 
-Result<ApiResource, Status> Discovery::resourceFor(const GroupVersionKind &gvk)
+Result<ApiResource, Status> Discovery::findLocked(
+    const std::function<bool(const ApiResource &)> &matches, const QString &notFoundMessage)
 {
-    std::lock_guard lock(m_mutex);
-    for (int pass = 0; pass < 2; ++pass) {
-        if (!m_loaded || pass == 1)
-            if (auto error = refreshLocked())
-                return *error;
-        const ApiResource *match = nullptr;
-        for (const ApiResource &r : std::as_const(m_resources)) {
-            if (r.gvk.group != gvk.group || r.gvk.kind != gvk.kind)
-                continue;
-            if (!gvk.version.isEmpty() ? r.gvk.version == gvk.version
-                                       : m_preferred.contains(r.gvr.groupVersion())) {
-                match = &r;
-                break;
-            }
-        }
-        if (match)
-            return *match;
-    }
-    Status notFound;
-    notFound.code = 404;
-    notFound.reason = QStringLiteral("NotFound");
-    notFound.message = QStringLiteral("no resource serves kind %1").arg(gvk.toString());
-    return notFound;
-}
-
-Result<ApiResource, Status> Discovery::kindFor(const GroupVersionResource &gvr)
-{
-    std::lock_guard lock(m_mutex);
+    // Look in the cache; on a miss refresh it once (CRDs come later) and look again.
     for (int pass = 0; pass < 2; ++pass) {
         if (!m_loaded || pass == 1)
             if (auto error = refreshLocked())
                 return *error;
         for (const ApiResource &r : std::as_const(m_resources))
-            if (r.gvr == gvr)
+            if (matches(r))
                 return r;
     }
     Status notFound;
     notFound.code = 404;
     notFound.reason = QStringLiteral("NotFound");
-    notFound.message = QStringLiteral("the server does not serve %1").arg(gvr.toString());
+    notFound.message = notFoundMessage;
     return notFound;
+}
+
+Result<ApiResource, Status> Discovery::resourceFor(const GroupVersionKind &gvk)
+{
+    std::lock_guard lock(m_mutex);
+    return findLocked(
+        [&](const ApiResource &r) {
+            if (r.gvk.group != gvk.group || r.gvk.kind != gvk.kind)
+                return false;
+            return !gvk.version.isEmpty() ? r.gvk.version == gvk.version
+                                          : m_preferred.contains(r.gvr.groupVersion());
+        },
+        QStringLiteral("no resource serves kind %1").arg(gvk.toString()));
+}
+
+Result<ApiResource, Status> Discovery::kindFor(const GroupVersionResource &gvr)
+{
+    std::lock_guard lock(m_mutex);
+    return findLocked([&](const ApiResource &r) { return r.gvr == gvr; },
+        QStringLiteral("the server does not serve %1").arg(gvr.toString()));
 }
 
 void Discovery::addResourceList(

@@ -4,6 +4,8 @@
 #include <qcm/tokenbucket.h>
 #include <qcm/version.h>
 
+#include "../core/deleteinownthread_p.h"
+
 #include <QtCore/QJsonArray>
 #include <QtCore/QJsonDocument>
 #include <QtCore/QPromise>
@@ -785,10 +787,7 @@ std::shared_ptr<Watch> RestClient::watch(const GroupVersionResource &gvr, const 
     raw->moveToThread(&d->thread);
     std::shared_ptr<Watch> watch(raw, [](Watch *w) {
         w->stop();
-        if (w->thread()->isRunning())
-            w->deleteLater();
-        else
-            delete w;
+        detail::deleteInOwnThread(w);
     });
     QUrlQuery query = listQuery(options);
     query.addQueryItem(QStringLiteral("watch"), QStringLiteral("true"));

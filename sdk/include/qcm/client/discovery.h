@@ -14,6 +14,7 @@
 #include <QtCore/QSet>
 #include <QtCore/QStringList>
 
+#include <functional>
 #include <mutex>
 
 namespace qcm::client {
@@ -44,6 +45,8 @@ public:
     void invalidate();
 
 private:
+    Result<ApiResource, Status> findLocked(
+        const std::function<bool(const ApiResource &)> &matches, const QString &notFoundMessage);
     std::optional<Status> refreshLocked();
     std::optional<Status> legacyRefreshLocked();
     void addResourceList(
