@@ -3,7 +3,8 @@
 #include <qcm/cache/reflector.h>
 #include <qcm/cache/sharedindexinformer.h>
 #include <qcm/cache/sharedinformerfactory.h>
-#include <qcm/client/kubeconfig.h>
+
+#include "../e2esupport.h"
 
 #include <QtTest/QtTest>
 
@@ -11,6 +12,7 @@
 
 using namespace qcm::cache;
 using namespace qcm::client;
+using namespace qcm::e2e;
 
 class tst_ReflectorE2e : public QObject
 {
@@ -24,35 +26,15 @@ private slots:
 
 void tst_ReflectorE2e::listThenWatchConfigMaps()
 {
-    const QString dir = qEnvironmentVariable("QCM_E2E_DIR");
-    QVERIFY2(!dir.isEmpty(), "QCM_E2E_DIR is not set: run through ctest");
-    auto config = KubeConfig::loadFile(dir + QStringLiteral("/admin.kubeconfig"))->restConfig();
-    QVERIFY(config);
-    config->qps = 200;
-    config->burst = 400;
-    RestClient client(*config);
-    const GroupVersionResource configMaps {
-        QString(), QStringLiteral("v1"), QStringLiteral("configmaps")};
-    const QString ns
-        = QStringLiteral("e2e-reflector-%1").arg(QDateTime::currentMSecsSinceEpoch() % 100000);
-    Object namespaceObject;
-    namespaceObject.setApiVersion(QStringLiteral("v1"));
-    namespaceObject.setKind(QStringLiteral("Namespace"));
-    namespaceObject.setName(ns);
-    QVERIFY(client.create(
-        {QString(), QStringLiteral("v1"), QStringLiteral("namespaces")}, {}, namespaceObject));
+    RestClient client(clusterConfig(QStringLiteral("admin")));
+    const QString ns = createNamespace(client, QStringLiteral("reflector"));
     auto make = [&](const QString &name) {
-        Object o;
-        o.setApiVersion(QStringLiteral("v1"));
-        o.setKind(QStringLiteral("ConfigMap"));
-        o.setNamespaceName(ns);
-        o.setName(name);
-        return client.create(configMaps, ns, o).ok();
+        return client.create(ConfigMaps, ns, configMap(ns, name)).ok();
     };
     for (int i = 0; i < 30; ++i)
         QVERIFY(make(QStringLiteral("before-%1").arg(i)));
 
-    RestListerWatcher lw(&client, configMaps, ns);
+    RestListerWatcher lw(&client, ConfigMaps, ns);
     Indexer store;
     DeltaFifo::Options options;
     options.knownObjects = &store;
@@ -66,7 +48,7 @@ void tst_ReflectorE2e::listThenWatchConfigMaps()
     QTRY_COMPARE_WITH_TIMEOUT(fifo.listKeys().size(), 30, 20000);
     QVERIFY(!reflector.lastSyncResourceVersion().isEmpty());
     QVERIFY(make(QStringLiteral("after")));
-    QVERIFY(client.remove(configMaps, ns, QStringLiteral("before-0")));
+    QVERIFY(client.remove(ConfigMaps, ns, QStringLiteral("before-0")));
     QTRY_VERIFY_WITH_TIMEOUT(fifo.getByKey(ns + QStringLiteral("/after")).has_value(), 20000);
     QTRY_VERIFY_WITH_TIMEOUT(fifo.getByKey(ns + QStringLiteral("/before-0")).has_value()
             && fifo.getByKey(ns + QStringLiteral("/before-0"))->last().type == DeltaType::Deleted,
@@ -77,34 +59,15 @@ void tst_ReflectorE2e::listThenWatchConfigMaps()
 
 void tst_ReflectorE2e::informerCacheEqualsTheServer()
 {
-    const QString dir = qEnvironmentVariable("QCM_E2E_DIR");
-    QVERIFY2(!dir.isEmpty(), "QCM_E2E_DIR is not set: run through ctest");
-    auto config = KubeConfig::loadFile(dir + QStringLiteral("/admin.kubeconfig"))->restConfig();
-    config->qps = 200;
-    config->burst = 400;
-    RestClient client(*config);
-    const GroupVersionResource configMaps {
-        QString(), QStringLiteral("v1"), QStringLiteral("configmaps")};
-    const QString ns
-        = QStringLiteral("e2e-informer-%1").arg(QDateTime::currentMSecsSinceEpoch() % 100000);
-    Object namespaceObject;
-    namespaceObject.setApiVersion(QStringLiteral("v1"));
-    namespaceObject.setKind(QStringLiteral("Namespace"));
-    namespaceObject.setName(ns);
-    QVERIFY(client.create(
-        {QString(), QStringLiteral("v1"), QStringLiteral("namespaces")}, {}, namespaceObject));
+    RestClient client(clusterConfig(QStringLiteral("admin")));
+    const QString ns = createNamespace(client, QStringLiteral("informer"));
     auto make = [&](const QString &name) {
-        Object o;
-        o.setApiVersion(QStringLiteral("v1"));
-        o.setKind(QStringLiteral("ConfigMap"));
-        o.setNamespaceName(ns);
-        o.setName(name);
-        return client.create(configMaps, ns, o).ok();
+        return client.create(ConfigMaps, ns, configMap(ns, name)).ok();
     };
     for (int i = 0; i < 50; ++i)
         QVERIFY(make(QStringLiteral("cm-%1").arg(i)));
 
-    RestListerWatcher lw(&client, configMaps, ns);
+    RestListerWatcher lw(&client, ConfigMaps, ns);
     SharedIndexInformer informer(&lw, {});
     QStringList seen;
     informer.addEventHandler(this,
@@ -120,8 +83,8 @@ void tst_ReflectorE2e::informerCacheEqualsTheServer()
         [](const QString &s) { return s.startsWith(QLatin1String("initial ")); }));
 
     QVERIFY(client.patch(
-        configMaps, ns, QStringLiteral("cm-1"), PatchType::Merge, R"({"data":{"k":"v"}})"));
-    QVERIFY(client.remove(configMaps, ns, QStringLiteral("cm-2")));
+        ConfigMaps, ns, QStringLiteral("cm-1"), PatchType::Merge, R"({"data":{"k":"v"}})"));
+    QVERIFY(client.remove(ConfigMaps, ns, QStringLiteral("cm-2")));
     QVERIFY(make(QStringLiteral("late")));
     QTRY_COMPARE_WITH_TIMEOUT(seen.size(), 53, 20000);
     QCOMPARE(seen.mid(50),
@@ -129,7 +92,7 @@ void tst_ReflectorE2e::informerCacheEqualsTheServer()
             QStringLiteral("add late")}));
 
     // The cache equals the server, key for key and version for version.
-    const ObjectList server = *client.list(configMaps, ns);
+    const ObjectList server = *client.list(ConfigMaps, ns);
     QCOMPARE(informer.indexer().size(), server.items.size());
     for (const Object &o : server.items) {
         const auto cached = informer.lister().get(ns, o.name());
@@ -141,44 +104,26 @@ void tst_ReflectorE2e::informerCacheEqualsTheServer()
 
 void tst_ReflectorE2e::factoryOnTheRealServer()
 {
-    const QString dir = qEnvironmentVariable("QCM_E2E_DIR");
-    QVERIFY2(!dir.isEmpty(), "QCM_E2E_DIR is not set: run through ctest");
-    auto config = KubeConfig::loadFile(dir + QStringLiteral("/admin.kubeconfig"))->restConfig();
-    RestClient client(*config);
+    RestClient client(clusterConfig(QStringLiteral("admin")));
     SharedInformerFactory factory(&client, {});
-    const GroupVersionResource namespaces {
-        QString(), QStringLiteral("v1"), QStringLiteral("namespaces")};
-    SharedIndexInformer *informer = factory.informerFor(namespaces);
-    QCOMPARE(factory.informerFor(namespaces), informer);
+    SharedIndexInformer *informer = factory.informerFor(Namespaces);
+    QCOMPARE(factory.informerFor(Namespaces), informer);
     factory.start();
     QVERIFY(factory.waitForCacheSync(std::chrono::seconds(30)));
     QVERIFY(informer->lister().get({}, QStringLiteral("default")).has_value());
     QVERIFY(informer->lister().get({}, QStringLiteral("kube-system")).has_value());
 
     // Metadata only: PartialObjectMetadata, without the ConfigMap's data.
-    const QString ns
-        = QStringLiteral("e2e-metadata-%1").arg(QDateTime::currentMSecsSinceEpoch() % 100000);
-    Object namespaceObject;
-    namespaceObject.setApiVersion(QStringLiteral("v1"));
-    namespaceObject.setKind(QStringLiteral("Namespace"));
-    namespaceObject.setName(ns);
-    QVERIFY(client.create(namespaces, {}, namespaceObject));
-    const GroupVersionResource configMaps {
-        QString(), QStringLiteral("v1"), QStringLiteral("configmaps")};
-    Object big;
-    big.setApiVersion(QStringLiteral("v1"));
-    big.setKind(QStringLiteral("ConfigMap"));
-    big.setNamespaceName(ns);
-    big.setName(QStringLiteral("big"));
-    big.setLabels({{QStringLiteral("tier"), QStringLiteral("x")}});
-    big.json().insert(QStringLiteral("data"),
-        QJsonObject {{QStringLiteral("blob"), QString(100000, QLatin1Char('z'))}});
-    QVERIFY(client.create(configMaps, ns, big));
+    const QString ns = createNamespace(client, QStringLiteral("metadata"));
+    Object big = configMap(ns, QStringLiteral("big"),
+        QJsonObject {{QStringLiteral("blob"), QString(100000, QLatin1Char('z'))}},
+        {{QStringLiteral("tier"), QStringLiteral("x")}});
+    QVERIFY(client.create(ConfigMaps, ns, big));
     SharedInformerFactory::InformerOptions metadataOnly;
     metadataOnly.namespaceName = ns;
     metadataOnly.metadataOnly = true;
-    SharedIndexInformer *metadata = factory.informerFor(configMaps, metadataOnly);
-    QVERIFY(metadata != factory.informerFor(configMaps, {ns, {}, {}, false}));
+    SharedIndexInformer *metadata = factory.informerFor(ConfigMaps, metadataOnly);
+    QVERIFY(metadata != factory.informerFor(ConfigMaps, {ns, {}, {}, false}));
     QVERIFY(factory.waitForCacheSync(std::chrono::seconds(30)));
     const auto cached = metadata->lister().get(ns, QStringLiteral("big"));
     QVERIFY(cached.has_value());
@@ -187,7 +132,7 @@ void tst_ReflectorE2e::factoryOnTheRealServer()
     QVERIFY(!cached->json().contains(QStringLiteral("data")));
     QVERIFY(!cached->resourceVersion().isEmpty());
     // Watch events are metadata only too.
-    QVERIFY(client.patch(configMaps, ns, QStringLiteral("big"), PatchType::Merge,
+    QVERIFY(client.patch(ConfigMaps, ns, QStringLiteral("big"), PatchType::Merge,
         R"({"metadata":{"labels":{"tier":"y"}}})"));
     QTRY_COMPARE_WITH_TIMEOUT(
         metadata->lister().get(ns, QStringLiteral("big"))->labels().value(QStringLiteral("tier")),

@@ -1,7 +1,7 @@
 // e2e: RestClient against a real kube-apiserver + etcd (the e2e_cluster fixture).
 #include <qcm/client/discovery.h>
-#include <qcm/client/kubeconfig.h>
-#include <qcm/client/restclient.h>
+
+#include "../e2esupport.h"
 
 #include <QtCore/QElapsedTimer>
 #include <QtCore/QJsonArray>
@@ -12,12 +12,11 @@
 #include <atomic>
 
 using namespace qcm::client;
+using namespace qcm::e2e;
 using namespace std::chrono_literals;
 
 namespace {
 
-const GroupVersionResource ConfigMaps {
-    QString(), QStringLiteral("v1"), QStringLiteral("configmaps")};
 const GroupVersionResource Deployments {
     QStringLiteral("apps"), QStringLiteral("v1"), QStringLiteral("deployments")};
 const GroupVersionResource PodTemplates {
@@ -30,19 +29,6 @@ const GroupVersionResource Widgets {
 Object fromJson(const char *json)
 {
     return Object(QJsonDocument::fromJson(json).object());
-}
-
-Object configMap(const QString &ns, const QString &name, const QJsonObject &data = {},
-    const QMap<QString, QString> &labels = {})
-{
-    Object o;
-    o.setApiVersion(QStringLiteral("v1"));
-    o.setKind(QStringLiteral("ConfigMap"));
-    o.setNamespaceName(ns);
-    o.setName(name);
-    o.setLabels(labels);
-    o.json().insert(QStringLiteral("data"), data);
-    return o;
 }
 
 template<typename T>
@@ -78,51 +64,19 @@ private slots:
     void discovery();
 
 private:
-    RestConfig load(const QString &name, double qps = 200, int burst = 400);
-    QString namespaceFor(const char *test);
     QString m_dir;
     std::unique_ptr<RestClient> m_client;
 };
 
-RestConfig tst_RestClient::load(const QString &name, double qps, int burst)
-{
-    auto kubeconfig
-        = KubeConfig::loadFile(m_dir + QLatin1Char('/') + name + QStringLiteral(".kubeconfig"));
-    if (!kubeconfig)
-        qFatal("%s", qPrintable(kubeconfig.error().toString()));
-    auto config = kubeconfig->restConfig();
-    if (!config)
-        qFatal("%s", qPrintable(config.error().toString()));
-    config->qps = qps;
-    config->burst = burst;
-    return *config;
-}
-
-QString tst_RestClient::namespaceFor(const char *test)
-{
-    const QString ns = QStringLiteral("e2e-%1-%2")
-                           .arg(QLatin1String(test))
-                           .arg(QDateTime::currentMSecsSinceEpoch() % 100000);
-    Object object;
-    object.setApiVersion(QStringLiteral("v1"));
-    object.setKind(QStringLiteral("Namespace"));
-    object.setName(ns);
-    ok(m_client->create(
-        {QString(), QStringLiteral("v1"), QStringLiteral("namespaces")}, {}, object));
-    return ns;
-}
-
 void tst_RestClient::initTestCase()
 {
-    m_dir = qEnvironmentVariable("QCM_E2E_DIR");
-    if (m_dir.isEmpty())
-        QFAIL("QCM_E2E_DIR is not set: run through ctest (fixture e2e_cluster)");
-    m_client = std::make_unique<RestClient>(load(QStringLiteral("admin")));
+    m_dir = clusterDir();
+    m_client = std::make_unique<RestClient>(clusterConfig(QStringLiteral("admin")));
 }
 
 void tst_RestClient::crudConfigMaps()
 {
-    const QString ns = namespaceFor("crud");
+    const QString ns = createNamespace(*m_client, QStringLiteral("crud"));
     const Object created = ok(m_client->create(ConfigMaps, ns,
         configMap(ns, QStringLiteral("a"), {{QStringLiteral("k"), QStringLiteral("v1")}})));
     QVERIFY(!created.uid().isEmpty());
@@ -153,7 +107,7 @@ void tst_RestClient::crudConfigMaps()
 
 void tst_RestClient::patchTypes()
 {
-    const QString ns = namespaceFor("patch");
+    const QString ns = createNamespace(*m_client, QStringLiteral("patch"));
     ok(m_client->create(ConfigMaps, ns,
         configMap(ns, QStringLiteral("p"), {{QStringLiteral("a"), QStringLiteral("1")}})));
     auto data = [&](const Object &o) { return o.json()[QStringLiteral("data")].toObject(); };
@@ -208,7 +162,7 @@ void tst_RestClient::customResources()
     // Wait until the CRD is Established (served).
     QTRY_VERIFY_WITH_TIMEOUT(m_client->list(Widgets, QStringLiteral("default")).ok(), 30000);
 
-    const QString ns = namespaceFor("crd");
+    const QString ns = createNamespace(*m_client, QStringLiteral("crd"));
     Object widget = fromJson(R"({"apiVersion":"e2e.qcm.io/v1","kind":"Widget","spec":{"size":3}})");
     widget.setName(QStringLiteral("w"));
     widget.setNamespaceName(ns);
@@ -248,7 +202,7 @@ void tst_RestClient::customResources()
 
 void tst_RestClient::subresources()
 {
-    const QString ns = namespaceFor("scale");
+    const QString ns = createNamespace(*m_client, QStringLiteral("scale"));
     Object deployment
         = fromJson(R"({"apiVersion":"apps/v1","kind":"Deployment","spec":{"replicas":1,
         "selector":{"matchLabels":{"app":"x"}},
@@ -269,7 +223,7 @@ void tst_RestClient::subresources()
 
 void tst_RestClient::deleteOptionsAndCollections()
 {
-    const QString ns = namespaceFor("delete");
+    const QString ns = createNamespace(*m_client, QStringLiteral("delete"));
     const Object a = ok(m_client->create(ConfigMaps, ns, configMap(ns, QStringLiteral("a"))));
     DeleteOptions wrongUid;
     wrongUid.preconditionUid = QStringLiteral("00000000-0000-0000-0000-000000000000");
@@ -298,7 +252,7 @@ void tst_RestClient::deleteOptionsAndCollections()
 
 void tst_RestClient::pagination()
 {
-    const QString ns = namespaceFor("pages");
+    const QString ns = createNamespace(*m_client, QStringLiteral("pages"));
     std::atomic<int> failures {0};
     QThreadPool pool;
     pool.setMaxThreadCount(16);
@@ -333,7 +287,7 @@ void tst_RestClient::pagination()
 
 void tst_RestClient::watchInOrderWithBookmarksAndResume()
 {
-    const QString ns = namespaceFor("watch");
+    const QString ns = createNamespace(*m_client, QStringLiteral("watch"));
     const ObjectList start = ok(m_client->list(ConfigMaps, ns));
     ListOptions options;
     options.resourceVersion = start.resourceVersion;
@@ -383,7 +337,7 @@ void tst_RestClient::watchFromCompactedVersionIsGone()
 {
     // PodTemplates bypass the apiserver's watch cache in the test cluster (cluster.py), so a
     // watch goes to etcd, as every watch does once the cache's history has moved on.
-    const QString ns = namespaceFor("compact");
+    const QString ns = createNamespace(*m_client, QStringLiteral("compact"));
     Object templ = fromJson(R"({"apiVersion":"v1","kind":"PodTemplate",
         "template":{"spec":{"containers":[{"name":"c","image":"nginx"}]}}})");
     templ.setName(QStringLiteral("t"));
@@ -429,7 +383,7 @@ void tst_RestClient::watchListBookmark()
 {
     // WatchList streaming: the initial state as ADDED events, then a BOOKMARK annotated
     // k8s.io/initial-events-end (what the reflector's WatchList mode waits for).
-    const QString ns = namespaceFor("bookmark");
+    const QString ns = createNamespace(*m_client, QStringLiteral("bookmark"));
     for (int i = 0; i < 3; ++i)
         ok(m_client->create(ConfigMaps, ns, configMap(ns, QStringLiteral("b%1").arg(i))));
     const QString listVersion = ok(m_client->list(ConfigMaps, ns)).resourceVersion;
@@ -460,7 +414,7 @@ void tst_RestClient::watchListBookmark()
 
 void tst_RestClient::staleUpdateConflicts()
 {
-    const QString ns = namespaceFor("conflict");
+    const QString ns = createNamespace(*m_client, QStringLiteral("conflict"));
     const Object original
         = ok(m_client->create(ConfigMaps, ns, configMap(ns, QStringLiteral("c"))));
     Object fresh = original;
@@ -477,7 +431,7 @@ void tst_RestClient::staleUpdateConflicts()
 
 void tst_RestClient::restrictedUserIsForbidden()
 {
-    RestClient restricted(load(QStringLiteral("restricted")));
+    RestClient restricted(clusterConfig(QStringLiteral("restricted")));
     QVERIFY(restricted.list(ConfigMaps, QStringLiteral("restricted")).ok());
     auto denied = restricted.create(ConfigMaps, QStringLiteral("default"),
         configMap(QStringLiteral("default"), QStringLiteral("nope")));
@@ -490,12 +444,12 @@ void tst_RestClient::restrictedUserIsForbidden()
 
 void tst_RestClient::tokenAuth()
 {
-    RestClient byToken(load(QStringLiteral("token")));
+    RestClient byToken(clusterConfig(QStringLiteral("token")));
     const Object ns
         = ok(byToken.get({QString(), QStringLiteral("v1"), QStringLiteral("namespaces")}, {},
             QStringLiteral("default")));
     QCOMPARE(ns.name(), QStringLiteral("default"));
-    RestConfig badToken = load(QStringLiteral("token"));
+    RestConfig badToken = clusterConfig(QStringLiteral("token"));
     badToken.bearerToken = QStringLiteral("wrong");
     RestClient rejected(badToken);
     auto denied = rejected.get({QString(), QStringLiteral("v1"), QStringLiteral("namespaces")}, {},
@@ -506,7 +460,7 @@ void tst_RestClient::tokenAuth()
 
 void tst_RestClient::wrongCaFailsClearly()
 {
-    RestConfig config = load(QStringLiteral("admin"));
+    RestConfig config = clusterConfig(QStringLiteral("admin"));
     QFile otherCa(QStringLiteral(QCM_TEST_DATA "/ca.crt"));
     QVERIFY(otherCa.open(QIODevice::ReadOnly));
     config.caData = otherCa.readAll();
@@ -521,7 +475,7 @@ void tst_RestClient::wrongCaFailsClearly()
 
 void tst_RestClient::fiftyWatchesAndRequestsShareHttp2()
 {
-    const QString ns = namespaceFor("fifty");
+    const QString ns = createNamespace(*m_client, QStringLiteral("fifty"));
     std::vector<std::shared_ptr<Watch>> watches;
     for (int i = 0; i < 50; ++i) {
         ListOptions options;

@@ -82,6 +82,14 @@ public:
     std::deque<qcm::Result<ObjectList, Status>> lists;
     std::deque<qcm::Result<std::shared_ptr<WatchStream>, Status>> watches;
 
+    // Scripts the next watch as a stream the test feeds, and returns it.
+    std::shared_ptr<FakeWatch> scriptWatch()
+    {
+        auto watch = std::make_shared<FakeWatch>();
+        watches.push_back(std::shared_ptr<WatchStream>(watch));
+        return watch;
+    }
+
     qcm::Result<ObjectList, Status> list(const ListOptions &options) override
     {
         std::lock_guard lock(m_mutex);

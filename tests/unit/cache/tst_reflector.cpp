@@ -83,8 +83,7 @@ void tst_Reflector::listAndWatch()
     lw.lists.push_back(listOf({cm(QStringLiteral("a"), QStringLiteral("5")),
                                   cm(QStringLiteral("b"), QStringLiteral("6"))},
         QStringLiteral("10")));
-    auto w = std::make_shared<FakeWatch>();
-    lw.watches.push_back(std::shared_ptr<WatchStream>(w));
+    auto w = lw.scriptWatch();
     DeltaFifo fifo;
     Reflector reflector(&lw, &fifo, reflectorOptions(&clock));
     Running running(reflector);
@@ -171,8 +170,7 @@ void tst_Reflector::watchExpiredRelistsFromLastVersion()
     FakeListerWatcher lw;
     lw.lists.push_back(
         listOf({cm(QStringLiteral("a"), QStringLiteral("5"))}, QStringLiteral("10")));
-    auto w = std::make_shared<FakeWatch>();
-    lw.watches.push_back(std::shared_ptr<WatchStream>(w));
+    auto w = lw.scriptWatch();
     QList<Status> errors;
     std::mutex errorsMutex;
     DeltaFifo fifo;
@@ -216,8 +214,7 @@ void tst_Reflector::veryShortWatchIsAnError()
 {
     qcm::FakeClock clock;
     FakeListerWatcher lw;
-    auto w = std::make_shared<FakeWatch>();
-    lw.watches.push_back(std::shared_ptr<WatchStream>(w));
+    auto w = lw.scriptWatch();
     QList<QString> reasons;
     std::mutex m;
     DeltaFifo fifo;

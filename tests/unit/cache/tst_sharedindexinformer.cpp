@@ -56,6 +56,7 @@ private slots:
     void slowHandlerDoesNotBlockOthers();
     void removeWhileActive();
     void resyncGoesOnlyToDueHandlers();
+    void resyncPeriodIsAtLeastOneSecond();
     void transformAndErrorHandlerRefusedAfterStart();
     void waitForCacheSyncWithSignals();
     void relistDeletesWithTombstones();
@@ -68,8 +69,7 @@ void tst_SharedIndexInformer::initialListThenEvents()
     lw.lists.push_back(listOf({cm(QStringLiteral("a"), QStringLiteral("5")),
                                   cm(QStringLiteral("b"), QStringLiteral("6"))},
         QStringLiteral("10")));
-    auto w = std::make_shared<FakeWatch>();
-    lw.watches.push_back(std::shared_ptr<WatchStream>(w));
+    auto w = lw.scriptWatch();
     SharedIndexInformer informer(&lw, informerOptions(&clock));
     Recorder r;
     auto registration = informer.addEventHandler(this, r.handler());
@@ -112,8 +112,7 @@ void tst_SharedIndexInformer::slowHandlerDoesNotBlockOthers()
 {
     qcm::FakeClock clock;
     FakeListerWatcher lw;
-    auto w = std::make_shared<FakeWatch>();
-    lw.watches.push_back(std::shared_ptr<WatchStream>(w));
+    auto w = lw.scriptWatch();
     SharedIndexInformer informer(&lw, informerOptions(&clock));
 
     QThread slowThread;
@@ -149,8 +148,7 @@ void tst_SharedIndexInformer::removeWhileActive()
 {
     qcm::FakeClock clock;
     FakeListerWatcher lw;
-    auto w = std::make_shared<FakeWatch>();
-    lw.watches.push_back(std::shared_ptr<WatchStream>(w));
+    auto w = lw.scriptWatch();
     SharedIndexInformer informer(&lw, informerOptions(&clock));
     Recorder kept;
     Recorder removed;
@@ -192,9 +190,28 @@ void tst_SharedIndexInformer::resyncGoesOnlyToDueHandlers()
     QTRY_COMPARE(every2s.seen.size(), 2);
     QCOMPARE(every2s.seen.last(), resync);
     QCOMPARE(never.seen.size(), 1);
-    // Below 1 s is raised to 1 s; below the check period once started, to the check period.
-    auto late = informer.addEventHandler(this, {}, 100ms);
-    Q_UNUSED(late);
+}
+
+// client-go's minimumResyncPeriod: a handler asking for 100 ms is resynced every second.
+void tst_SharedIndexInformer::resyncPeriodIsAtLeastOneSecond()
+{
+    qcm::FakeClock clock;
+    FakeListerWatcher lw;
+    lw.lists.push_back(
+        listOf({cm(QStringLiteral("a"), QStringLiteral("5"))}, QStringLiteral("10")));
+    SharedIndexInformer informer(&lw, informerOptions(&clock));
+    Recorder fast;
+    informer.addEventHandler(this, fast.handler(), 100ms);
+    informer.start();
+    QTRY_COMPARE(fast.seen.size(), 1); // the initial add
+    QTRY_COMPARE(lw.watchCalls().size(), 1); // the resync timer runs from here
+    for (int i = 0; i < 9; ++i)
+        clock.step(100ms);
+    QTest::qWait(50);
+    QCOMPARE(fast.seen.size(), 1); // no resync before a second
+    clock.step(100ms);
+    QTRY_COMPARE(fast.seen.size(), 2);
+    QCOMPARE(fast.seen.last(), QStringLiteral("update ns/a 5->5"));
 }
 
 void tst_SharedIndexInformer::transformAndErrorHandlerRefusedAfterStart()
@@ -234,8 +251,7 @@ void tst_SharedIndexInformer::relistDeletesWithTombstones()
         QStringLiteral("10")));
     lw.lists.push_back(
         listOf({cm(QStringLiteral("a"), QStringLiteral("5"))}, QStringLiteral("20")));
-    auto w = std::make_shared<FakeWatch>();
-    lw.watches.push_back(std::shared_ptr<WatchStream>(w));
+    auto w = lw.scriptWatch();
     SharedIndexInformer informer(&lw, informerOptions(&clock));
     Recorder r;
     informer.addEventHandler(this, r.handler());
