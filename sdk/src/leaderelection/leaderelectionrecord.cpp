@@ -1,0 +1,144 @@
+#include <qcm/leaderelection/leaderelectionrecord.h>
+
+#include <QtCore/QJsonArray>
+#include <QtCore/QJsonDocument>
+
+namespace qcm::leaderelection {
+
+namespace {
+
+const QString HolderIdentity = QStringLiteral("holderIdentity");
+const QString LeaseDurationSeconds = QStringLiteral("leaseDurationSeconds");
+const QString AcquireTime = QStringLiteral("acquireTime");
+const QString RenewTime = QStringLiteral("renewTime");
+const QString LeaderTransitions = QStringLiteral("leaderTransitions");
+const QString LeaseTransitions = QStringLiteral("leaseTransitions");
+const QString Strategy = QStringLiteral("strategy");
+const QString PreferredHolder = QStringLiteral("preferredHolder");
+
+// metav1.Time: RFC 3339 in seconds; metav1.MicroTime: six fractional digits. Unset is null.
+QJsonValue timeValue(const QDateTime &t, bool micro)
+{
+    if (!t.isValid())
+        return QJsonValue::Null;
+    return t.toUTC().toString(micro ? QStringLiteral("yyyy-MM-dd'T'HH:mm:ss.zzz'000Z'")
+                                    : QStringLiteral("yyyy-MM-dd'T'HH:mm:ss'Z'"));
+}
+
+// RFC 3339 with any number of fractional digits (QDateTime keeps milliseconds).
+QDateTime parseTime(QString text)
+{
+    int ms = 0;
+    const int dot = text.indexOf(QLatin1Char('.'));
+    if (dot >= 0) {
+        int end = dot + 1;
+        while (end < text.size() && text.at(end).isDigit())
+            ++end;
+        ms = (text.mid(dot + 1, end - dot - 1) + QStringLiteral("000")).left(3).toInt();
+        text.remove(dot, end - dot);
+    }
+    const QDateTime t = QDateTime::fromString(text, Qt::ISODate);
+    return t.isValid() ? t.addMSecs(ms).toUTC() : QDateTime();
+}
+
+QByteArray jsonString(const QString &s)
+{
+    const QByteArray array = QJsonDocument(QJsonArray {s}).toJson(QJsonDocument::Compact);
+    return array.mid(1, array.size() - 2); // strip [ ]
+}
+
+QByteArray jsonValue(const QJsonValue &v)
+{
+    return v.isNull() ? QByteArrayLiteral("null") : jsonString(v.toString());
+}
+
+Error fieldError(const QString &field, const QString &reason)
+{
+    return Error {QString(),
+        QString::fromLatin1(LeaderElectionRecordAnnotationKey) + QLatin1Char('.') + field, reason};
+}
+
+} // namespace
+
+QByteArray LeaderElectionRecord::toAnnotation() const
+{
+    // Field order and spelling as client-go's json.Marshal of the record.
+    return QByteArrayLiteral("{\"holderIdentity\":") + jsonString(holderIdentity)
+        + QByteArrayLiteral(",\"leaseDurationSeconds\":") + QByteArray::number(leaseDurationSeconds)
+        + QByteArrayLiteral(",\"acquireTime\":") + jsonValue(timeValue(acquireTime, false))
+        + QByteArrayLiteral(",\"renewTime\":") + jsonValue(timeValue(renewTime, false))
+        + QByteArrayLiteral(",\"leaderTransitions\":") + QByteArray::number(leaderTransitions)
+        + QByteArrayLiteral("}");
+}
+
+Result<LeaderElectionRecord> LeaderElectionRecord::fromAnnotation(const QByteArray &json)
+{
+    QJsonParseError parseError;
+    const QJsonDocument doc = QJsonDocument::fromJson(json, &parseError);
+    if (parseError.error != QJsonParseError::NoError || !doc.isObject())
+        return Error {QString(), QString::fromLatin1(LeaderElectionRecordAnnotationKey),
+            QStringLiteral("not a JSON object: %1")
+                .arg(parseError.error != QJsonParseError::NoError
+                        ? parseError.errorString()
+                        : QStringLiteral("not an object"))};
+    const QJsonObject o = doc.object();
+    LeaderElectionRecord r;
+    const QJsonValue holder = o.value(HolderIdentity);
+    if (!holder.isUndefined() && !holder.isString())
+        return fieldError(HolderIdentity, QStringLiteral("must be a string"));
+    r.holderIdentity = holder.toString();
+    for (const auto &[name, target] : {std::pair {LeaseDurationSeconds, &r.leaseDurationSeconds},
+             std::pair {LeaderTransitions, &r.leaderTransitions}}) {
+        const QJsonValue v = o.value(name);
+        if (v.isUndefined() || v.isNull())
+            continue;
+        if (!v.isDouble() || v.toDouble() != double(v.toInt()))
+            return fieldError(name, QStringLiteral("must be an integer"));
+        *target = v.toInt();
+    }
+    for (const auto &[name, target] :
+        {std::pair {AcquireTime, &r.acquireTime}, std::pair {RenewTime, &r.renewTime}}) {
+        const QJsonValue v = o.value(name);
+        if (v.isUndefined() || v.isNull())
+            continue;
+        *target = v.isString() ? parseTime(v.toString()) : QDateTime();
+        if (!target->isValid())
+            return fieldError(name, QStringLiteral("must be an RFC 3339 time"));
+    }
+    return r;
+}
+
+QJsonObject LeaderElectionRecord::toLeaseSpec() const
+{
+    QJsonObject spec {{HolderIdentity, holderIdentity},
+        {LeaseDurationSeconds, leaseDurationSeconds}, {AcquireTime, timeValue(acquireTime, true)},
+        {RenewTime, timeValue(renewTime, true)}, {LeaseTransitions, leaderTransitions}};
+    if (!strategy.isEmpty())
+        spec.insert(Strategy, strategy);
+    if (!preferredHolder.isEmpty())
+        spec.insert(PreferredHolder, preferredHolder);
+    return spec;
+}
+
+LeaderElectionRecord LeaderElectionRecord::fromLeaseSpec(const QJsonObject &spec)
+{
+    LeaderElectionRecord r;
+    r.holderIdentity = spec.value(HolderIdentity).toString();
+    r.leaseDurationSeconds = spec.value(LeaseDurationSeconds).toInt();
+    r.leaderTransitions = spec.value(LeaseTransitions).toInt();
+    r.acquireTime = parseTime(spec.value(AcquireTime).toString());
+    r.renewTime = parseTime(spec.value(RenewTime).toString());
+    r.strategy = spec.value(Strategy).toString();
+    r.preferredHolder = spec.value(PreferredHolder).toString();
+    return r;
+}
+
+bool LeaderElectionRecord::operator==(const LeaderElectionRecord &o) const
+{
+    return holderIdentity == o.holderIdentity && leaseDurationSeconds == o.leaseDurationSeconds
+        && acquireTime == o.acquireTime && renewTime == o.renewTime
+        && leaderTransitions == o.leaderTransitions && strategy == o.strategy
+        && preferredHolder == o.preferredHolder;
+}
+
+} // namespace qcm::leaderelection

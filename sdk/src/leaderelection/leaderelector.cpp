@@ -1,0 +1,617 @@
+#include <qcm/leaderelection/leaderelector.h>
+#include <qcm/metrics/registry.h>
+
+#include "leaderelector_p.h"
+#include "logging_p.h"
+
+#include <QtCore/QRandomGenerator>
+
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+#include <utility>
+
+namespace qcm::leaderelection {
+
+Q_LOGGING_CATEGORY(lcLeaderElection, "qcm.leaderelection")
+
+using namespace std::chrono;
+
+namespace {
+
+qint64 toMs(Duration d)
+{
+    return duration_cast<milliseconds>(d).count();
+}
+
+void flushAndExit(int code)
+{
+    std::fflush(stdout);
+    std::fflush(stderr);
+    std::_Exit(code);
+}
+
+} // namespace
+
+std::optional<Error> LeaderElectionConfig::validate() const
+{
+    auto error = [](const char *field, const QString &reason) {
+        return Error {QString(), QString::fromLatin1(field), reason};
+    };
+    // client-go's NewLeaderElector, in its order.
+    if (leaseDuration <= renewDeadline)
+        return error(
+            "leaseDuration", QStringLiteral("leaseDuration must be greater than renewDeadline"));
+    if (renewDeadline <= Duration(qint64(JitterFactor * double(retryPeriod.count()))))
+        return error("renewDeadline",
+            QStringLiteral("renewDeadline must be greater than retryPeriod*JitterFactor"));
+    for (const auto &[field, value] : {std::pair {"leaseDuration", leaseDuration},
+             std::pair {"renewDeadline", renewDeadline}, std::pair {"retryPeriod", retryPeriod}}) {
+        if (value < seconds(1))
+            return error(field, QStringLiteral("%1 must be at least 1s").arg(QLatin1String(field)));
+    }
+    if (leaseDuration % seconds(1) != Duration::zero())
+        return error("leaseDuration",
+            QStringLiteral("leaseDuration must be whole seconds (the lock records seconds)"));
+    if (!lock)
+        return error("lock", QStringLiteral("Lock must not be nil."));
+    if (lock->identity().isEmpty())
+        return error("lock", QStringLiteral("Lock identity is empty"));
+    return std::nullopt;
+}
+
+Result<std::unique_ptr<LeaderElector>> LeaderElector::create(
+    LeaderElectionConfig config, QObject *parent)
+{
+    if (auto error = config.validate())
+        return *error;
+    return std::unique_ptr<LeaderElector>(new LeaderElector(std::move(config), parent));
+}
+
+LeaderElector::LeaderElector(LeaderElectionConfig config, QObject *parent)
+    : QObject(parent), d(std::make_unique<Private>())
+{
+    qRegisterMetaType<LeaderToken>();
+    d->config = std::move(config);
+    d->clock = d->config.clock ? d->config.clock : Clock::system();
+    if (!d->config.exitProcess)
+        d->config.exitProcess = flushAndExit;
+    d->mailbox = detail::Mailbox::create(this);
+    auto mailbox = d->mailbox;
+    d->retryTimer
+        = d->clock->newTimer([mailbox, this] { mailbox->post([this] { onRetryTimer(); }); });
+    d->deadlineTimer
+        = d->clock->newTimer([mailbox, this] { mailbox->post([this] { onDeadline(); }); });
+    if (d->config.metrics) {
+        const metrics::Labels labels {{QStringLiteral("name"), d->config.name}};
+        d->masterStatus
+            = &d->config.metrics
+                   ->add<metrics::Gauge>(QStringLiteral("leader_election_master_status"),
+                       QStringLiteral("Gauge of if the reporting system is master of "
+                                      "the relevant lease, 0 indicates backup, 1 "
+                                      "indicates master. 'name' is the string used to "
+                                      "identify the lease. Please make sure to group "
+                                      "by name."))
+                   .add(labels);
+        d->slowpath = &d->config.metrics
+                           ->add<metrics::Counter>(QStringLiteral("leader_election_slowpath_total"),
+                               QStringLiteral("Total number of slow path exercised in renewing "
+                                              "leader leases. 'name' is the string used to "
+                                              "identify the lease. Please make sure to group by "
+                                              "name."))
+                           .add(labels);
+        d->masterStatus->set(0); // client-go's leaderOff at construction
+    }
+    connect(d->config.lock.get(), &ResourceLock::changed, this, &LeaderElector::onLockChanged);
+}
+
+LeaderElector::~LeaderElector()
+{
+    d->mailbox->close();
+    d->retryTimer.reset();
+    d->deadlineTimer.reset();
+    d->token.cancel();
+    if (d->state != Private::State::Idle && d->state != Private::State::Stopped)
+        d->config.lock->setWatching(false);
+    if (d->masterStatus)
+        d->masterStatus->set(0);
+}
+
+const LeaderElectionConfig &LeaderElector::config() const
+{
+    return d->config;
+}
+
+QString LeaderElector::identity() const
+{
+    return d->config.lock->identity();
+}
+
+bool LeaderElector::isRunning() const
+{
+    return d->state != Private::State::Idle && d->state != Private::State::Stopped;
+}
+
+bool LeaderElector::isLeader() const
+{
+    std::lock_guard lock(d->mutex);
+    return d->token.isValid();
+}
+
+LeaderToken LeaderElector::token() const
+{
+    std::lock_guard lock(d->mutex);
+    return d->token;
+}
+
+QString LeaderElector::leader() const
+{
+    std::lock_guard lock(d->mutex);
+    return d->observedRecord.holderIdentity;
+}
+
+std::optional<Error> LeaderElector::check(Duration maxTolerableExpiredLease) const
+{
+    std::lock_guard lock(d->mutex);
+    if (d->observedRecord.holderIdentity != d->config.lock->identity())
+        return std::nullopt; // a hot standby
+    // We should have renewed, or exited, long ago: conditions like a deadlock prevent it.
+    if (d->clock->now() - d->observedTime > d->config.leaseDuration + maxTolerableExpiredLease)
+        return Error {QString(), QString(),
+            QStringLiteral("failed election to renew leadership on lease %1").arg(d->config.name)};
+    return std::nullopt;
+}
+
+void LeaderElector::run()
+{
+    if (isRunning())
+        return;
+    d->state = Private::State::Candidate;
+    d->stopRequested = false;
+    qCInfo(lcLeaderElection).noquote() << "attempting to acquire leader lease" << d->desc();
+    if (d->config.watchLock)
+        d->config.lock->setWatching(true);
+    startAttempt();
+}
+
+void LeaderElector::stop()
+{
+    switch (d->state) {
+    case Private::State::Idle:
+    case Private::State::Stopped:
+        return;
+    case Private::State::Releasing:
+        d->stopRequested = true;
+        return;
+    case Private::State::Candidate:
+        d->stopRequested = true;
+        ++d->attempt;
+        d->attemptInFlight = false;
+        d->retryTimer->stop();
+        d->state = Private::State::Stopped;
+        d->config.lock->setWatching(false);
+        emit stoppedLeading(); // client-go calls OnStoppedLeading even if it never led
+        emit finished();
+        return;
+    case Private::State::Leading:
+        d->stopRequested = true;
+        qCInfo(lcLeaderElection).noquote() << "stopping: giving up lease" << d->desc();
+        endTerm();
+        emit stoppedLeading();
+        afterTerm();
+        return;
+    }
+}
+
+// --- acquire and renew ---------------------------------------------------------------------
+
+void LeaderElector::startAttempt()
+{
+    if (d->attemptInFlight) {
+        d->hintPending = true;
+        return;
+    }
+    d->retryTimer->stop();
+    d->attemptInFlight = true;
+    d->hintPending = false;
+    const quint64 attempt = ++d->attempt;
+    tryAcquireOrRenew(attempt, [this, attempt](bool succeeded) {
+        if (attempt != d->attempt)
+            return;
+        d->attemptInFlight = false;
+        onAttemptDone(succeeded);
+    });
+}
+
+void LeaderElector::tryAcquireOrRenew(quint64 attempt, std::function<void(bool)> done)
+{
+    const TimePoint now = d->clock->now();
+    d->attemptStart = now;
+    const QDateTime wallNow = QDateTime::currentDateTimeUtc();
+    LeaderElectionRecord record;
+    record.holderIdentity = d->config.lock->identity();
+    record.leaseDurationSeconds = int(duration_cast<seconds>(d->config.leaseDuration).count());
+    record.renewTime = wallNow;
+    record.acquireTime = wallNow;
+
+    // 1. Fast path for the leader to update optimistically, assuming that the record
+    // observed last time is the current version.
+    if (observedHolderIsMe() && isLeaseValid(now)) {
+        {
+            std::lock_guard lock(d->mutex);
+            record.acquireTime = d->observedRecord.acquireTime;
+            record.leaderTransitions = d->observedRecord.leaderTransitions;
+        }
+        detail::whenFinished(d->config.lock->update(record), d->mailbox,
+            [this, attempt, now, record, done](const WriteResult &error) {
+                if (attempt != d->attempt)
+                    return;
+                if (!error) {
+                    setObservedRecord(record);
+                    done(true);
+                    return;
+                }
+                qCInfo(lcLeaderElection).noquote()
+                    << "Failed to update lock optimistically:" << error->toString()
+                    << "- falling back to slow path";
+                slowPath(attempt, now, record, done);
+            });
+        return;
+    }
+    slowPath(attempt, now, record, std::move(done));
+}
+
+void LeaderElector::slowPath(
+    quint64 attempt, TimePoint now, LeaderElectionRecord record, std::function<void(bool)> done)
+{
+    // 2. Obtain or create the record.
+    detail::whenFinished(d->config.lock->get(), d->mailbox,
+        [this, attempt, now, record, done](const GetResult &old) mutable {
+            if (attempt != d->attempt)
+                return;
+            if (!old) {
+                if (!old.error().isNotFound()) {
+                    qCWarning(lcLeaderElection).noquote()
+                        << "error retrieving resource lock" << d->desc() << old.error().toString();
+                    done(false);
+                    return;
+                }
+                record.acquireTime = record.renewTime;
+                record.leaderTransitions = 0;
+                detail::whenFinished(d->config.lock->create(record), d->mailbox,
+                    [this, attempt, record, done](const WriteResult &error) {
+                        if (attempt != d->attempt)
+                            return;
+                        if (error) {
+                            qCWarning(lcLeaderElection).noquote()
+                                << "error initially creating leader election record:"
+                                << error->toString();
+                            done(false);
+                            return;
+                        }
+                        setObservedRecord(record);
+                        done(true);
+                    });
+                return;
+            }
+
+            // 3. Record obtained: check the identity and the time.
+            if (d->observedRawRecord != old->raw) {
+                setObservedRecord(old->record);
+                d->observedRawRecord = old->raw;
+            }
+            if (!old->record.holderIdentity.isEmpty() && isLeaseValid(now)
+                && !observedHolderIsMe()) {
+                qCDebug(lcLeaderElection).noquote()
+                    << "lock is held by" << old->record.holderIdentity << "and has not yet expired";
+                done(false);
+                return;
+            }
+
+            // 4. We're going to try to update: correct the record first.
+            if (observedHolderIsMe()) {
+                record.acquireTime = old->record.acquireTime;
+                record.leaderTransitions = old->record.leaderTransitions;
+                if (d->slowpath)
+                    d->slowpath->increment();
+            } else {
+                record.acquireTime = record.renewTime;
+                record.leaderTransitions = old->record.leaderTransitions + 1;
+            }
+            detail::whenFinished(d->config.lock->update(record), d->mailbox,
+                [this, attempt, record, done](const WriteResult &error) {
+                    if (attempt != d->attempt)
+                        return;
+                    if (error) {
+                        qCInfo(lcLeaderElection).noquote()
+                            << "Failed to update lock:" << error->toString();
+                        done(false);
+                        return;
+                    }
+                    setObservedRecord(record);
+                    done(true);
+                });
+        });
+}
+
+void LeaderElector::onAttemptDone(bool succeeded)
+{
+    switch (d->state) {
+    case Private::State::Candidate:
+        maybeReportTransition();
+        if (succeeded) {
+            becomeLeader();
+        } else {
+            qCDebug(lcLeaderElection).noquote() << "failed to acquire lease" << d->desc();
+            scheduleAcquire();
+        }
+        return;
+    case Private::State::Leading: {
+        const TimePoint now = d->clock->now();
+        if (now >= d->leaseDeadline) {
+            onDeadline();
+            return;
+        }
+        maybeReportTransition();
+        if (succeeded) {
+            // The term now lasts renewDeadline from the moment this renewal was sent: others
+            // saw it no earlier than that.
+            d->leaseDeadline = d->attemptStart + d->config.renewDeadline;
+            if (now >= d->leaseDeadline) {
+                onDeadline();
+                return;
+            }
+            d->token.extend(d->leaseDeadline);
+            d->deadlineTimer->reset(d->leaseDeadline);
+            qCDebug(lcLeaderElection).noquote() << "successfully renewed lease" << d->desc();
+        } else if (!observedHolderIsMe()) {
+            stepDown(QStringLiteral("failed to renew lease %1: the lock is held by %2")
+                         .arg(d->desc(), leader()));
+            return;
+        }
+        d->retryTimer->reset(now + d->config.retryPeriod);
+        return;
+    }
+    case Private::State::Idle:
+    case Private::State::Releasing:
+    case Private::State::Stopped:
+        return;
+    }
+}
+
+void LeaderElector::becomeLeader()
+{
+    d->state = Private::State::Leading;
+    d->leaseDeadline = d->attemptStart + d->config.renewDeadline;
+    LeaderToken token(d->clock, d->leaseDeadline);
+    {
+        std::lock_guard lock(d->mutex);
+        d->token = token;
+    }
+    d->config.lock->recordEvent(QStringLiteral("became leader"));
+    if (d->masterStatus)
+        d->masterStatus->set(1);
+    qCInfo(lcLeaderElection).noquote() << "successfully acquired lease" << d->desc();
+    d->deadlineTimer->reset(d->leaseDeadline);
+    emit startedLeading(token);
+    // client-go's renew loop starts with a renewal.
+    if (d->state == Private::State::Leading && !d->attemptInFlight)
+        startAttempt();
+}
+
+void LeaderElector::scheduleAcquire()
+{
+    if (d->hintPending) {
+        d->hintPending = false;
+        d->retryTimer->reset(d->clock->now());
+        return;
+    }
+    const TimePoint now = d->clock->now();
+    // wait.JitterUntil(retryPeriod, JitterFactor): retryPeriod + [0, 1.2) × retryPeriod.
+    const auto jitter = Duration(qint64(QRandomGenerator::global()->generateDouble() * JitterFactor
+        * double(d->config.retryPeriod.count())));
+    TimePoint next = now + d->config.retryPeriod + jitter;
+    if (d->config.watchLock) {
+        std::lock_guard lock(d->mutex);
+        if (!d->observedRecord.holderIdentity.isEmpty()
+            && d->observedRecord.holderIdentity != d->config.lock->identity()) {
+            const TimePoint expiry = d->observedTime
+                + seconds(d->observedRecord.leaseDurationSeconds) + milliseconds(1);
+            if (expiry > now && expiry < next)
+                next = expiry;
+        }
+    }
+    d->retryTimer->reset(next);
+}
+
+void LeaderElector::onRetryTimer()
+{
+    if (d->state == Private::State::Leading && d->clock->now() >= d->leaseDeadline) {
+        onDeadline(); // never renew a term that is already over (say, after a pause)
+        return;
+    }
+    switch (d->state) {
+    case Private::State::Candidate:
+    case Private::State::Leading:
+        startAttempt();
+        return;
+    case Private::State::Releasing:
+        // The release ran out of time (renewDeadline); give up on it.
+        qCWarning(lcLeaderElection).noquote()
+            << "Failed to release lock" << d->desc() << "within renewDeadline";
+        finishRelease(false);
+        return;
+    case Private::State::Idle:
+    case Private::State::Stopped:
+        return;
+    }
+}
+
+void LeaderElector::onDeadline()
+{
+    if (d->state != Private::State::Leading)
+        return;
+    const TimePoint now = d->clock->now();
+    if (now < d->leaseDeadline) {
+        d->deadlineTimer->reset(d->leaseDeadline);
+        return;
+    }
+    stepDown(QStringLiteral("failed to renew lease %1: no renewal succeeded for %2 ms, "
+                            "renewDeadline is %3 ms")
+                 .arg(d->desc())
+                 .arg(toMs(now - (d->leaseDeadline - d->config.renewDeadline)))
+                 .arg(toMs(d->config.renewDeadline)));
+}
+
+void LeaderElector::onLockChanged()
+{
+    if (d->state == Private::State::Candidate)
+        startAttempt();
+}
+
+// --- the end of a term ---------------------------------------------------------------------
+
+void LeaderElector::stepDown(const QString &reason)
+{
+    qCWarning(lcLeaderElection).noquote() << reason;
+    endTerm();
+    emit stoppedLeading();
+    afterTerm();
+}
+
+void LeaderElector::endTerm()
+{
+    ++d->attempt; // whatever is in flight no longer counts
+    d->attemptInFlight = false;
+    d->hintPending = false;
+    d->retryTimer->stop();
+    d->deadlineTimer->stop();
+    {
+        std::lock_guard lock(d->mutex);
+        d->token.cancel();
+        d->token = LeaderToken();
+    }
+    if (d->masterStatus)
+        d->masterStatus->set(0);
+    d->config.lock->recordEvent(QStringLiteral("stopped leading"));
+}
+
+void LeaderElector::afterTerm()
+{
+    auto next = [this] {
+        if (!d->stopRequested && d->config.mode == LeaderElectionConfig::Mode::Rejoin) {
+            d->state = Private::State::Candidate;
+            qCInfo(lcLeaderElection).noquote()
+                << "attempting to acquire leader lease" << d->desc() << "again";
+            startAttempt();
+            return;
+        }
+        d->state = Private::State::Stopped;
+        d->config.lock->setWatching(false);
+        emit finished();
+        if (!d->stopRequested && d->config.mode == LeaderElectionConfig::Mode::RunOrDie) {
+            qCCritical(lcLeaderElection).noquote() << "leaderelection lost";
+            d->config.exitProcess(1);
+        }
+    };
+    if (!d->config.releaseOnCancel) {
+        next();
+        return;
+    }
+    d->state = Private::State::Releasing;
+    release([next](bool) { next(); });
+}
+
+void LeaderElector::release(std::function<void(bool)> done)
+{
+    // Bounded by renewDeadline, as client-go's: onRetryTimer gives up then.
+    d->releaseDone = std::move(done);
+    d->retryTimer->reset(d->clock->now() + d->config.renewDeadline);
+    releaseStep(++d->attempt);
+}
+
+void LeaderElector::finishRelease(bool released)
+{
+    ++d->attempt;
+    d->retryTimer->stop();
+    if (auto done = std::exchange(d->releaseDone, nullptr))
+        done(released);
+}
+
+void LeaderElector::releaseStep(quint64 attempt)
+{
+    // Read first, for the current resourceVersion (client-go's release does too), and to
+    // never clear a record that someone else holds by now.
+    detail::whenFinished(
+        d->config.lock->get(), d->mailbox, [this, attempt](const GetResult &current) {
+            if (attempt != d->attempt)
+                return;
+            if (!current) {
+                qCWarning(lcLeaderElection).noquote()
+                    << "error retrieving resource lock" << d->desc() << current.error().toString();
+                finishRelease(false);
+                return;
+            }
+            if (!observedHolderIsMe()
+                || current->record.holderIdentity != d->config.lock->identity()) {
+                finishRelease(true);
+                return;
+            }
+            LeaderElectionRecord record;
+            record.leaseDurationSeconds = 1;
+            record.renewTime = record.acquireTime = QDateTime::currentDateTimeUtc();
+            record.leaderTransitions = current->record.leaderTransitions;
+            detail::whenFinished(d->config.lock->update(record), d->mailbox,
+                [this, attempt, record](const WriteResult &error) {
+                    if (attempt != d->attempt)
+                        return;
+                    if (error && error->isConflict()) {
+                        qCInfo(lcLeaderElection).noquote()
+                            << "conflict releasing lock" << d->desc() << "- retrying";
+                        releaseStep(attempt);
+                        return;
+                    }
+                    if (error) {
+                        qCWarning(lcLeaderElection).noquote()
+                            << "Failed to release lock:" << error->toString();
+                        finishRelease(false);
+                        return;
+                    }
+                    setObservedRecord(record);
+                    qCInfo(lcLeaderElection).noquote() << "released lease" << d->desc();
+                    finishRelease(true);
+                });
+        });
+}
+
+// --- observed state ------------------------------------------------------------------------
+
+void LeaderElector::maybeReportTransition()
+{
+    const QString holder = leader();
+    if (holder == d->reportedLeader)
+        return;
+    d->reportedLeader = holder;
+    emit newLeader(holder);
+}
+
+void LeaderElector::setObservedRecord(const LeaderElectionRecord &record)
+{
+    std::lock_guard lock(d->mutex);
+    d->observedRecord = record;
+    d->observedTime = d->clock->now();
+}
+
+bool LeaderElector::isLeaseValid(TimePoint now) const
+{
+    std::lock_guard lock(d->mutex);
+    return d->observedTime + seconds(d->observedRecord.leaseDurationSeconds) > now;
+}
+
+bool LeaderElector::observedHolderIsMe() const
+{
+    std::lock_guard lock(d->mutex);
+    return d->observedRecord.holderIdentity == d->config.lock->identity();
+}
+
+} // namespace qcm::leaderelection

@@ -1,0 +1,48 @@
+// LeaderElector::Private: the elector's state. Private to the SDK; the unit tests include it
+// to set up the observed record as client-go's tests do.
+#pragma once
+
+#include <qcm/leaderelection/leaderelector.h>
+#include <qcm/metrics/counter.h>
+#include <qcm/metrics/gauge.h>
+
+#include "mailbox_p.h"
+
+#include <mutex>
+
+namespace qcm::leaderelection {
+
+struct LeaderElector::Private
+{
+    enum class State { Idle, Candidate, Leading, Releasing, Stopped };
+
+    LeaderElectionConfig config;
+    Clock *clock = nullptr;
+    std::shared_ptr<detail::Mailbox> mailbox;
+    std::unique_ptr<Timer> retryTimer;
+    std::unique_ptr<Timer> deadlineTimer;
+    metrics::Gauge *masterStatus = nullptr;
+    metrics::Counter *slowpath = nullptr;
+
+    // Owner thread only.
+    State state = State::Idle;
+    bool stopRequested = false;
+    quint64 attempt = 0; // a result of an older attempt is ignored
+    bool attemptInFlight = false;
+    bool hintPending = false;
+    TimePoint attemptStart;
+    TimePoint leaseDeadline; // of the current term
+    QString reportedLeader;
+    QByteArray observedRawRecord;
+    std::function<void(bool)> releaseDone; // while Releasing
+
+    // Read from any thread.
+    mutable std::mutex mutex;
+    LeaderElectionRecord observedRecord; // guarded by mutex
+    TimePoint observedTime; // guarded by mutex
+    LeaderToken token; // guarded by mutex; the current term's
+
+    QString desc() const { return config.lock->describe(); }
+};
+
+} // namespace qcm::leaderelection

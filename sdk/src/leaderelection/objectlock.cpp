@@ -1,0 +1,201 @@
+#include <qcm/client/restclient.h>
+#include <qcm/leaderelection/objectlock.h>
+
+#include "logging_p.h"
+#include "mailbox_p.h"
+
+#include <QtCore/QJsonDocument>
+#include <QtCore/QTimer>
+
+namespace qcm::leaderelection {
+
+using namespace qcm::client;
+
+struct ObjectLock::Private
+{
+    GroupVersionResource gvr;
+    QString kind;
+    QString ns;
+    QString name;
+    RestClient *client = nullptr;
+    ResourceLockConfig config;
+    std::shared_ptr<detail::Mailbox> mailbox;
+    std::optional<Object> object; // the last object read or written: its resourceVersion
+    bool watching = false;
+    std::shared_ptr<Watch> watch;
+
+    QString objectPath() const
+    {
+        return gvr.collectionPath(ns) + QLatin1Char('/')
+            + QString::fromUtf8(QUrl::toPercentEncoding(name));
+    }
+};
+
+namespace {
+
+QByteArray encode(const Object &object)
+{
+    return QJsonDocument(object.json()).toJson(QJsonDocument::Compact);
+}
+
+} // namespace
+
+ObjectLock::ObjectLock(GroupVersionResource gvr, QString kind, QString ns, QString name,
+    RestClient *client, ResourceLockConfig config, QObject *parent)
+    : ResourceLock(parent), d(std::make_unique<Private>())
+{
+    d->gvr = std::move(gvr);
+    d->kind = std::move(kind);
+    d->ns = std::move(ns);
+    d->name = std::move(name);
+    d->client = client;
+    d->config = std::move(config);
+    d->mailbox = detail::Mailbox::create(this);
+}
+
+ObjectLock::~ObjectLock()
+{
+    d->mailbox->close();
+}
+
+QFuture<GetResult> ObjectLock::get()
+{
+    auto promise = detail::startedPromise<GetResult>();
+    detail::whenFinished(d->client->requestAsync("GET", d->objectPath()), d->mailbox,
+        [this, promise](const Response &response) {
+            ObjectResult object = RestClient::decodeObject(response);
+            if (!object) {
+                d->object.reset();
+                detail::fulfil(promise, GetResult(object.error()));
+                return;
+            }
+            GetResult record = recordOf(*object);
+            if (record)
+                d->object = *object;
+            else
+                d->object.reset();
+            detail::fulfil(promise, std::move(record));
+        });
+    return promise->future();
+}
+
+QFuture<WriteResult> ObjectLock::create(const LeaderElectionRecord &record)
+{
+    Object object = newObject();
+    object.setNamespaceName(d->ns);
+    object.setName(d->name);
+    object = withRecord(std::move(object), record);
+    auto promise = detail::startedPromise<WriteResult>();
+    detail::whenFinished(d->client->requestAsync("POST", d->gvr.collectionPath(d->ns), {},
+                             encode(object), "application/json"),
+        d->mailbox, [this, promise](const Response &response) {
+            ObjectResult created = RestClient::decodeObject(response);
+            if (!created) {
+                detail::fulfil(promise, WriteResult(created.error()));
+                return;
+            }
+            d->object = *created;
+            detail::fulfil(promise, WriteResult());
+        });
+    return promise->future();
+}
+
+QFuture<WriteResult> ObjectLock::update(const LeaderElectionRecord &record)
+{
+    auto promise = detail::startedPromise<WriteResult>();
+    if (!d->object)
+        return detail::fulfil(promise,
+            WriteResult(Status::transportError(QStringLiteral("NotInitialized"),
+                QStringLiteral("%1 not initialized, call get or create first").arg(d->kind))));
+    // As client-go, the remembered object carries the new record from now on, at the
+    // resourceVersion it was read with.
+    d->object = withRecord(*d->object, record);
+    detail::whenFinished(
+        d->client->requestAsync("PUT", d->objectPath(), {}, encode(*d->object), "application/json"),
+        d->mailbox, [this, promise](const Response &response) {
+            ObjectResult updated = RestClient::decodeObject(response);
+            if (!updated) {
+                detail::fulfil(promise, WriteResult(updated.error()));
+                return;
+            }
+            d->object = *updated;
+            detail::fulfil(promise, WriteResult());
+        });
+    return promise->future();
+}
+
+void ObjectLock::recordEvent(const QString &message)
+{
+    const QString event = d->config.identity + QLatin1Char(' ') + message;
+    if (d->config.eventRecorder)
+        d->config.eventRecorder(event);
+    else
+        qCInfo(lcLeaderElection).noquote() << describe() << event;
+}
+
+QString ObjectLock::identity() const
+{
+    return d->config.identity;
+}
+
+QString ObjectLock::describe() const
+{
+    return d->ns + QLatin1Char('/') + d->name;
+}
+
+QString ObjectLock::namespaceName() const
+{
+    return d->ns;
+}
+
+QString ObjectLock::name() const
+{
+    return d->name;
+}
+
+const GroupVersionResource &ObjectLock::resource() const
+{
+    return d->gvr;
+}
+
+void ObjectLock::setWatching(bool on)
+{
+    if (on == d->watching)
+        return;
+    d->watching = on;
+    if (on) {
+        startWatch();
+    } else if (d->watch) {
+        d->watch->disconnect(this);
+        d->watch.reset();
+    }
+}
+
+void ObjectLock::startWatch()
+{
+    if (!d->watching)
+        return;
+    ListOptions options;
+    options.fieldSelector = QStringLiteral("metadata.name=") + d->name;
+    options.timeoutSeconds = 300;
+    if (d->watch)
+        d->watch->disconnect(this);
+    d->watch = d->client->watch(d->gvr, d->ns, options);
+    Watch *watch = d->watch.get();
+    connect(watch, &Watch::eventReceived, this, [this](const WatchEvent &event) {
+        if (event.type != WatchEvent::Type::Bookmark && event.type != WatchEvent::Type::Error)
+            emit changed();
+    });
+    connect(watch, &Watch::finished, this, [this, watch] {
+        if (d->watch.get() != watch)
+            return;
+        // A watch that ended (timeout, apiserver restart, no access) is a hint no more; the
+        // elector keeps polling meanwhile.
+        QTimer::singleShot(1000, this, [this, watch] {
+            if (d->watch.get() == watch)
+                startWatch();
+        });
+    });
+}
+
+} // namespace qcm::leaderelection

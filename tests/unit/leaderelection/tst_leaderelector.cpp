@@ -1,0 +1,809 @@
+// LeaderElector: client-go's leaderelection tests (TestTryAcquireOrRenewLeases,
+// TestLeaderElectionConfigValidation, TestFastPathLeaderElection, TestReleaseLeaseLeases,
+// TestReleaseOnCancellation_Leases, TestLeaderElectionHealthChecker, TestCheckMethodRace),
+// plus the pause rule, the renew deadline, the two modes and the metrics, on a fake lock and a
+// fake monotonic clock.
+#include <qcm/fakeclock.h>
+#include <qcm/leaderelection/healthzadaptor.h>
+#include <qcm/leaderelection/leaderelector.h>
+#include <qcm/metrics/registry.h>
+
+#include "../../../sdk/src/leaderelection/leaderelector_p.h"
+#include "fakelock.h"
+
+#include <QtTest/QtTest>
+
+#include <atomic>
+#include <thread>
+
+Q_DECLARE_METATYPE(qcm::leaderelection::LeaderElectionRecord)
+Q_DECLARE_METATYPE(std::optional<qcm::leaderelection::LeaderElectionRecord>)
+
+using namespace qcm;
+using namespace qcm::leaderelection;
+using namespace qcm::leaderelection::testing;
+using namespace std::chrono_literals;
+
+namespace {
+
+// Delivers everything queued for this thread: lock results and timers reach the elector as
+// queued calls.
+void settle()
+{
+    for (int i = 0; i < 20; ++i)
+        QCoreApplication::sendPostedEvents();
+}
+
+} // namespace
+
+struct LeaderElectorHarness
+{
+    FakeClock clock;
+    std::shared_ptr<FakeLock> lock = std::make_shared<FakeLock>(QStringLiteral("baz"), &clock);
+    std::unique_ptr<LeaderElector> elector;
+    QStringList signalsSeen;
+    int exits = 0;
+
+    explicit LeaderElectorHarness(std::function<void(LeaderElectionConfig &)> tweak = {})
+    {
+        LeaderElectionConfig config;
+        config.lock = lock;
+        config.clock = &clock;
+        config.name = QStringLiteral("foo");
+        config.leaseDuration = 15s;
+        config.renewDeadline = 2s;
+        config.retryPeriod = 1s;
+        config.watchLock = false;
+        config.exitProcess = [this](int) { ++exits; };
+        if (tweak)
+            tweak(config);
+        auto created = LeaderElector::create(config);
+        if (!created)
+            qFatal("%s", qPrintable(created.error().toString()));
+        elector = std::move(*created);
+        QObject::connect(elector.get(), &LeaderElector::startedLeading,
+            [this](const LeaderToken &) { signalsSeen << QStringLiteral("started"); });
+        QObject::connect(elector.get(), &LeaderElector::stoppedLeading,
+            [this] { signalsSeen << QStringLiteral("stopped"); });
+        QObject::connect(elector.get(), &LeaderElector::newLeader,
+            [this](const QString &id) { signalsSeen << QStringLiteral("new ") + id; });
+        QObject::connect(elector.get(), &LeaderElector::finished,
+            [this] { signalsSeen << QStringLiteral("finished"); });
+    }
+
+    LeaderElector::Private &d() { return *elector->d; }
+    static LeaderElector::Private &d(LeaderElector &e) { return *e.d; }
+
+    void advance(Duration step)
+    {
+        clock.step(step);
+        settle();
+    }
+
+    // One tryAcquireOrRenew, as client-go's tests call it.
+    bool tryAcquireOrRenew()
+    {
+        std::optional<bool> result;
+        elector->tryAcquireOrRenew(++d().attempt, [&](bool ok) { result = ok; });
+        settle();
+        if (!result)
+            qFatal("tryAcquireOrRenew did not finish");
+        return *result;
+    }
+
+    bool release()
+    {
+        std::optional<bool> result;
+        elector->release([&](bool ok) { result = ok; });
+        settle();
+        if (!result)
+            qFatal("release did not finish");
+        return *result;
+    }
+
+    void seedObserved(const LeaderElectionRecord &record, TimePoint observedTime)
+    {
+        std::lock_guard guard(d().mutex);
+        d().observedRecord = record;
+        d().observedRawRecord = rawOf(record);
+        d().observedTime = observedTime;
+    }
+
+    LeaderElectionRecord observed()
+    {
+        std::lock_guard guard(d().mutex);
+        return d().observedRecord;
+    }
+
+    void reportTransition() { elector->maybeReportTransition(); }
+};
+
+using Harness = LeaderElectorHarness;
+
+class tst_LeaderElector : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void tryAcquireOrRenewLeases_data();
+    void tryAcquireOrRenewLeases();
+    void acquireTimeAndTransitions();
+    void leaderElectionConfigValidation_data();
+    void leaderElectionConfigValidation();
+    void fastPathLeaderElection_data();
+    void fastPathLeaderElection();
+    void releaseLeaseLeases();
+    void releaseRetriesOnConflict();
+    void releaseNeverClearsAnotherHolder();
+    void releaseOnCancellationOfUpdate();
+    void releaseOnCancellationOfGet();
+    void leaderElectionHealthChecker_data();
+    void leaderElectionHealthChecker();
+    void checkMethodRace();
+    void pauseStepsDownBeforeLeaderWork();
+    void lateRenewalReplyDoesNotReviveTheTerm();
+    void renewDeadlineEndsTheTerm();
+    void takenOverLeaseStepsDownAtOnce();
+    void acquireRetriesWithJitter();
+    void runOrDieExitsOnLoss();
+    void rejoinCampaignsAgain();
+    void stopWhileCandidate();
+    void candidateTriesWhenTheLeaseExpires();
+    void lockChangeWakesACandidate();
+    void metrics();
+};
+
+// --- TestTryAcquireOrRenewLeases ---------------------------------------------------------
+
+void tst_LeaderElector::tryAcquireOrRenewLeases_data()
+{
+    QTest::addColumn<std::optional<LeaderElectionRecord>>("stored");
+    QTest::addColumn<LeaderElectionRecord>("observedRecord");
+    QTest::addColumn<int>("observedTime"); // hours from now; 0: unset
+    QTest::addColumn<int>("retryAfter"); // seconds
+    QTest::addColumn<QStringList>("ops");
+    QTest::addColumn<bool>("expectSuccess");
+    QTest::addColumn<bool>("transitionLeader");
+    QTest::addColumn<QString>("outHolder");
+
+    const QStringList getUpdate {QStringLiteral("get"), QStringLiteral("update")};
+    QTest::newRow("acquire from no object")
+        << std::optional<LeaderElectionRecord>() << LeaderElectionRecord() << 0 << 0
+        << QStringList {QStringLiteral("get"), QStringLiteral("create")} << true << false
+        << QStringLiteral("baz");
+    QTest::newRow("acquire from object without annotations")
+        << std::optional<LeaderElectionRecord>(LeaderElectionRecord()) << LeaderElectionRecord()
+        << 0 << 0 << getUpdate << true << true << QStringLiteral("baz");
+    QTest::newRow("acquire from led object with the lease duration seconds")
+        << std::optional(holder(QStringLiteral("bing"), 3)) << LeaderElectionRecord() << 0 << 3
+        << QStringList {QStringLiteral("get"), QStringLiteral("get"), QStringLiteral("update")}
+        << true << true << QStringLiteral("baz");
+    QTest::newRow("acquire from unled object")
+        << std::optional<LeaderElectionRecord>(LeaderElectionRecord()) << LeaderElectionRecord()
+        << 0 << 0 << getUpdate << true << true << QStringLiteral("baz");
+    QTest::newRow("acquire from led, unacked object")
+        << std::optional(holder(QStringLiteral("bing"))) << holder(QStringLiteral("bing")) << -1000
+        << 0 << getUpdate << true << true << QStringLiteral("baz");
+    QTest::newRow("acquire from empty led, acked object")
+        << std::optional(holder(QString())) << LeaderElectionRecord() << 1000 << 0 << getUpdate
+        << true << true << QStringLiteral("baz");
+    QTest::newRow("don't acquire from led, acked object")
+        << std::optional(holder(QStringLiteral("bing"))) << LeaderElectionRecord() << 1000 << 0
+        << QStringList {QStringLiteral("get")} << false << false << QStringLiteral("bing");
+    QTest::newRow("renew already acquired object")
+        << std::optional(holder(QStringLiteral("baz"))) << holder(QStringLiteral("baz")) << 1000
+        << 0 << getUpdate << true << false << QStringLiteral("baz");
+}
+
+void tst_LeaderElector::tryAcquireOrRenewLeases()
+{
+    QFETCH(std::optional<LeaderElectionRecord>, stored);
+    QFETCH(LeaderElectionRecord, observedRecord);
+    QFETCH(int, observedTime);
+    QFETCH(int, retryAfter);
+    QFETCH(QStringList, ops);
+    QFETCH(bool, expectSuccess);
+    QFETCH(bool, transitionLeader);
+    QFETCH(QString, outHolder);
+
+    Harness h([](LeaderElectionConfig &c) { c.leaseDuration = 10s; });
+    h.lock->stored = stored;
+    h.seedObserved(observedRecord,
+        observedTime ? h.clock.now() + std::chrono::hours(observedTime) : TimePoint());
+
+    bool succeeded = h.tryAcquireOrRenew();
+    if (succeeded != expectSuccess && retryAfter) {
+        h.clock.step(std::chrono::seconds(retryAfter));
+        succeeded = h.tryAcquireOrRenew();
+    }
+    QCOMPARE(succeeded, expectSuccess);
+    QCOMPARE(h.observed().holderIdentity, outHolder);
+    QCOMPARE(h.lock->ops, ops);
+    QCOMPARE(h.observed().leaderTransitions, transitionLeader ? 1 : 0);
+    h.reportTransition();
+    QCOMPARE(h.signalsSeen, QStringList {QStringLiteral("new ") + outHolder});
+    QVERIFY(h.lock->events.isEmpty()); // tryAcquireOrRenew records no events
+}
+
+// The new holder sets acquireTime and counts a transition; the holder keeps both.
+void tst_LeaderElector::acquireTimeAndTransitions()
+{
+    Harness h;
+    LeaderElectionRecord old = holder(QStringLiteral("bing"), 15);
+    old.acquireTime = QDateTime::currentDateTimeUtc().addDays(-1);
+    old.leaderTransitions = 4;
+    h.lock->stored = old;
+    h.seedObserved(old, h.clock.now() - 20s); // expired
+    QVERIFY(h.tryAcquireOrRenew());
+    const LeaderElectionRecord acquired = *h.lock->stored;
+    QCOMPARE(acquired.holderIdentity, QStringLiteral("baz"));
+    QCOMPARE(acquired.leaderTransitions, 5);
+    QCOMPARE(acquired.leaseDurationSeconds, 15);
+    QVERIFY(acquired.acquireTime > old.acquireTime);
+    QCOMPARE(acquired.acquireTime, acquired.renewTime);
+
+    h.clock.step(1500ms);
+    QVERIFY(h.tryAcquireOrRenew()); // fast path
+    QCOMPARE(h.lock->stored->leaderTransitions, 5);
+    QCOMPARE(h.lock->stored->acquireTime, acquired.acquireTime);
+    QVERIFY(h.lock->stored->renewTime >= acquired.renewTime);
+
+    h.lock->writeByOther(*h.lock->stored); // same record, new version: the fast path conflicts
+    QVERIFY(h.tryAcquireOrRenew()); // slow path keeps them too
+    QCOMPARE(h.lock->ops.mid(3),
+        (QStringList {QStringLiteral("update"), QStringLiteral("get"), QStringLiteral("update")}));
+    QCOMPARE(h.lock->stored->leaderTransitions, 5);
+    QCOMPARE(h.lock->stored->acquireTime, acquired.acquireTime);
+}
+
+// --- TestLeaderElectionConfigValidation ---------------------------------------------------
+
+void tst_LeaderElector::leaderElectionConfigValidation_data()
+{
+    QTest::addColumn<int>("leaseMs");
+    QTest::addColumn<int>("renewMs");
+    QTest::addColumn<int>("retryMs");
+    QTest::addColumn<QString>("identity");
+    QTest::addColumn<bool>("withLock");
+    QTest::addColumn<QString>("error"); // empty: valid
+
+    QTest::newRow("valid") << 15000 << 2000 << 1000 << "baz" << true << QString();
+    QTest::newRow("defaults") << 15000 << 10000 << 2000 << "baz" << true << QString();
+    QTest::newRow("empty identity")
+        << 15000 << 2000 << 1000 << "" << true << QStringLiteral("Lock identity is empty");
+    QTest::newRow("no lock") << 15000 << 2000 << 1000 << "baz" << false
+                             << QStringLiteral("Lock must not be nil.");
+    QTest::newRow("lease not above renew")
+        << 2000 << 2000 << 1000 << "baz" << true
+        << QStringLiteral("leaseDuration must be greater than renewDeadline");
+    QTest::newRow("renew not above 1.2 retry")
+        << 15000 << 1200 << 1000 << "baz" << true
+        << QStringLiteral("renewDeadline must be greater than retryPeriod*JitterFactor");
+    QTest::newRow("retry below 1s") << 3000 << 2000 << 500 << "baz" << true
+                                    << QStringLiteral("retryPeriod must be at least 1s");
+    QTest::newRow("lease not whole seconds")
+        << 3500 << 2000 << 1000 << "baz" << true
+        << QStringLiteral("leaseDuration must be whole seconds (the lock records seconds)");
+}
+
+void tst_LeaderElector::leaderElectionConfigValidation()
+{
+    QFETCH(int, leaseMs);
+    QFETCH(int, renewMs);
+    QFETCH(int, retryMs);
+    QFETCH(QString, identity);
+    QFETCH(bool, withLock);
+    QFETCH(QString, error);
+
+    LeaderElectionConfig config;
+    if (withLock)
+        config.lock = std::make_shared<FakeLock>(identity);
+    config.leaseDuration = std::chrono::milliseconds(leaseMs);
+    config.renewDeadline = std::chrono::milliseconds(renewMs);
+    config.retryPeriod = std::chrono::milliseconds(retryMs);
+    config.releaseOnCancel = true;
+    auto elector = LeaderElector::create(config);
+    if (error.isEmpty()) {
+        QVERIFY2(elector.ok(), qPrintable(elector.ok() ? QString() : elector.error().toString()));
+    } else {
+        QVERIFY(!elector);
+        QCOMPARE(elector.error().reason, error);
+        QVERIFY(!elector.error().field.isEmpty());
+    }
+}
+
+// --- TestFastPathLeaderElection -----------------------------------------------------------
+
+void tst_LeaderElector::fastPathLeaderElection_data()
+{
+    QTest::addColumn<bool>("conflictOnSecondUpdate");
+    QTest::addColumn<int>("cancelAtUpdate");
+    QTest::addColumn<QStringList>("expectedLockOps");
+    QTest::newRow("Exercise fast path after lock acquired")
+        << false << 2
+        << QStringList {QStringLiteral("get"), QStringLiteral("create"), QStringLiteral("update"),
+               QStringLiteral("update")};
+    QTest::newRow("Fallback to slow path after fast path fails")
+        << true << 4
+        << QStringList {QStringLiteral("get"), QStringLiteral("create"), QStringLiteral("update"),
+               QStringLiteral("update"), QStringLiteral("get"), QStringLiteral("update"),
+               QStringLiteral("update")};
+}
+
+void tst_LeaderElector::fastPathLeaderElection()
+{
+    QFETCH(bool, conflictOnSecondUpdate);
+    QFETCH(int, cancelAtUpdate);
+    QFETCH(QStringList, expectedLockOps);
+
+    Harness h;
+    h.lock->onUpdate = [&](int n, const LeaderElectionRecord &) -> std::optional<WriteResult> {
+        if (conflictOnSecondUpdate && n == 2)
+            return WriteResult(conflict());
+        if (n == cancelAtUpdate)
+            h.elector->stop(); // client-go's cancelFunc() inside the reactor
+        return std::nullopt;
+    };
+    h.elector->run();
+    settle();
+    for (int i = 0; i < 20 && h.elector->isRunning(); ++i)
+        h.advance(1s);
+    QVERIFY(!h.elector->isRunning());
+    QCOMPARE(h.lock->ops, expectedLockOps);
+}
+
+// --- TestReleaseLeaseLeases ---------------------------------------------------------------
+
+void tst_LeaderElector::releaseLeaseLeases()
+{
+    Harness h([](LeaderElectionConfig &c) { c.leaseDuration = 10s; });
+    h.lock->stored = holder(QStringLiteral("baz"));
+    QVERIFY(h.tryAcquireOrRenew());
+    h.reportTransition();
+    QCOMPARE(h.signalsSeen, QStringList {QStringLiteral("new baz")});
+
+    QVERIFY(h.release());
+    QCOMPARE(h.observed().holderIdentity, QString());
+    QCOMPARE(h.observed().leaderTransitions, 0);
+    QCOMPARE(h.lock->ops,
+        (QStringList {QStringLiteral("get"), QStringLiteral("update"), QStringLiteral("get"),
+            QStringLiteral("update")}));
+    // What the release wrote: nobody, and a lease of one second.
+    QCOMPARE(h.lock->stored->holderIdentity, QString());
+    QCOMPARE(h.lock->stored->leaseDurationSeconds, 1);
+    QVERIFY(h.lock->stored->renewTime.isValid());
+    h.reportTransition();
+    QCOMPARE(h.signalsSeen, (QStringList {QStringLiteral("new baz"), QStringLiteral("new ")}));
+}
+
+void tst_LeaderElector::releaseRetriesOnConflict()
+{
+    Harness h;
+    QVERIFY(h.tryAcquireOrRenew());
+    h.lock->onUpdate = [&](int n, const LeaderElectionRecord &) -> std::optional<WriteResult> {
+        if (n == 1)
+            return WriteResult(conflict());
+        return std::nullopt;
+    };
+    h.lock->updates = 0;
+    QVERIFY(h.release());
+    QCOMPARE(h.lock->ops.mid(2),
+        (QStringList {QStringLiteral("get"), QStringLiteral("update"), QStringLiteral("get"),
+            QStringLiteral("update")}));
+    QCOMPARE(h.lock->stored->holderIdentity, QString());
+    QCOMPARE(h.lock->stored->leaseDurationSeconds, 1);
+}
+
+// client-go's release trusts the record it observed last; a fresh read that shows another
+// holder (who took over meanwhile) must not be cleared.
+void tst_LeaderElector::releaseNeverClearsAnotherHolder()
+{
+    Harness h;
+    QVERIFY(h.tryAcquireOrRenew());
+    h.lock->writeByOther(holder(QStringLiteral("other"), 15));
+    QVERIFY(h.release());
+    QCOMPARE(h.lock->stored->holderIdentity, QStringLiteral("other"));
+    QCOMPARE(h.lock->ops.last(), QStringLiteral("get"));
+}
+
+// --- TestReleaseOnCancellation_Leases -----------------------------------------------------
+
+void tst_LeaderElector::releaseOnCancellationOfUpdate()
+{
+    Harness h([](LeaderElectionConfig &c) { c.releaseOnCancel = true; });
+    // Updates 1 and 3 (fast path renewals) fail; the 4th (a renewal) hangs until cancelled.
+    h.lock->onUpdate = [](int n, const LeaderElectionRecord &) -> std::optional<WriteResult> {
+        if (n % 2 == 1 && n < 5)
+            return WriteResult(canceled());
+        return std::nullopt;
+    };
+    h.lock->holdUpdate = [](int n) { return n == 4; };
+    h.elector->run();
+    settle();
+    QVERIFY(h.signalsSeen.contains(QStringLiteral("started")));
+    for (int i = 0; i < 5 && !h.lock->heldUpdate; ++i)
+        h.advance(1s);
+    QVERIFY(h.lock->heldUpdate); // the renewal is in flight
+
+    h.elector->stop();
+    h.lock->finishHeldUpdate(WriteResult(canceled()));
+    settle();
+    QCOMPARE(h.lock->updates, 5); // the release
+    QCOMPARE(h.lock->stored->holderIdentity, QString());
+    QCOMPARE(h.lock->stored->leaseDurationSeconds, 1);
+    QCOMPARE(h.lock->events,
+        (QStringList {QStringLiteral("baz became leader"), QStringLiteral("baz stopped leading")}));
+    QCOMPARE(h.signalsSeen.last(), QStringLiteral("finished"));
+    QVERIFY(!h.elector->isRunning());
+}
+
+void tst_LeaderElector::releaseOnCancellationOfGet()
+{
+    Harness h([](LeaderElectionConfig &c) { c.releaseOnCancel = true; });
+    // Fast path renewals always fail, so each renewal reads; the 3rd read (the second
+    // renewal's) hangs until cancelled and then fails.
+    h.lock->onUpdate = [](int n, const LeaderElectionRecord &) -> std::optional<WriteResult> {
+        if (n % 2 == 1)
+            return WriteResult(canceled());
+        return std::nullopt;
+    };
+    h.lock->holdGet = [](int n) { return n == 3; };
+    h.elector->run();
+    settle();
+    for (int i = 0; i < 5 && !h.lock->heldGet; ++i)
+        h.advance(1s);
+    QVERIFY(h.lock->heldGet);
+
+    h.elector->stop();
+    h.lock->finishHeldGet(GetResult(canceled()));
+    h.lock->onUpdate = {};
+    settle();
+    QCOMPARE(h.lock->stored->holderIdentity, QString());
+    QCOMPARE(h.lock->stored->leaseDurationSeconds, 1);
+    QCOMPARE(h.lock->events,
+        (QStringList {QStringLiteral("baz became leader"), QStringLiteral("baz stopped leading")}));
+    QCOMPARE(h.signalsSeen.last(), QStringLiteral("finished"));
+}
+
+// --- TestLeaderElectionHealthChecker -------------------------------------------------------
+
+void tst_LeaderElector::leaderElectionHealthChecker_data()
+{
+    QTest::addColumn<bool>("withElector");
+    QTest::addColumn<QString>("holder");
+    QTest::addColumn<int>("secondsSinceObserved");
+    QTest::addColumn<QString>("expected");
+    const QString failed = QStringLiteral("failed election to renew leadership on lease foo");
+    QTest::newRow("call check before leader elector initialized")
+        << false << QString() << 0 << QString();
+    QTest::newRow("call check when the lease is far expired")
+        << true << QStringLiteral("healthTest") << 3600 << failed;
+    QTest::newRow("call check when the lease is far expired but held by another server")
+        << true << QStringLiteral("otherServer") << 3600 << QString();
+    QTest::newRow("call check when the lease is not expired")
+        << true << QStringLiteral("healthTest") << 0 << QString();
+    QTest::newRow("call check when the lease is expired but inside the timeout")
+        << true << QStringLiteral("healthTest") << 61 << QString();
+}
+
+void tst_LeaderElector::leaderElectionHealthChecker()
+{
+    QFETCH(bool, withElector);
+    QFETCH(QString, holder);
+    QFETCH(int, secondsSinceObserved);
+    QFETCH(QString, expected);
+
+    HealthzAdaptor adaptor(20s);
+    QCOMPARE(HealthzAdaptor::name(), QStringLiteral("leaderElection"));
+    FakeClock clock;
+    auto lock = std::make_shared<FakeLock>(QStringLiteral("healthTest"));
+    LeaderElectionConfig config;
+    config.lock = lock;
+    config.clock = &clock;
+    config.leaseDuration = 60s;
+    config.name = QStringLiteral("foo");
+    auto elector = LeaderElector::create(config);
+    QVERIFY(elector.ok());
+    if (withElector) {
+        auto &d = Harness::d(**elector);
+        std::lock_guard guard(d.mutex);
+        d.observedRecord = testing::holder(holder);
+        d.observedTime = clock.now();
+        clock.step(std::chrono::seconds(secondsSinceObserved));
+        adaptor.setLeaderElection(elector->get());
+    }
+    const std::optional<Error> error = adaptor.check();
+    QCOMPARE(error ? error->reason : QString(), expected);
+}
+
+// --- TestCheckMethodRace ------------------------------------------------------------------
+
+// check() and the other any-thread getters read what the elector's thread writes; under TSan a
+// missing lock shows up as a race.
+void tst_LeaderElector::checkMethodRace()
+{
+    Harness h([](LeaderElectionConfig &c) {
+        c.leaseDuration = 2s;
+        c.renewDeadline = 1500ms;
+        c.retryPeriod = 1s;
+    });
+    std::atomic<bool> done {false};
+    std::atomic<int> checks {0};
+    std::thread reader([&] {
+        while (!done) {
+            (void)h.elector->check(1s);
+            (void)h.elector->isLeader();
+            (void)h.elector->leader();
+            (void)h.elector->token().isValid();
+            ++checks;
+        }
+    });
+    h.elector->run();
+    for (int i = 0; i < 200; ++i) {
+        h.advance(500ms);
+        if (i % 50 == 25)
+            h.lock->writeByOther(holder(QStringLiteral("other"), 2)); // lose it now and then
+    }
+    done = true;
+    reader.join();
+    QVERIFY(checks > 0);
+    QVERIFY(h.signalsSeen.count(QStringLiteral("started")) >= 1);
+}
+
+// --- beyond client-go: pause safety --------------------------------------------------------
+
+// A leader paused for longer than the lease (SIGSTOP, a VM stall): the fake monotonic clock
+// jumps in one step. Its token is invalid at once, before the elector's thread runs again; the
+// elector then steps down without sending another renewal, and a candidate that took over
+// meanwhile keeps the lock.
+void tst_LeaderElector::pauseStepsDownBeforeLeaderWork()
+{
+    Harness h([](LeaderElectionConfig &c) {
+        c.leaseDuration = 3s;
+        c.renewDeadline = 2s;
+        c.retryPeriod = 1s;
+        c.mode = LeaderElectionConfig::Mode::Rejoin;
+    });
+    LeaderToken token;
+    QObject::connect(
+        h.elector.get(), &LeaderElector::startedLeading, [&](const LeaderToken &t) { token = t; });
+    h.elector->run();
+    settle();
+    h.advance(1s);
+    QVERIFY(token.isValid());
+    QVERIFY(h.elector->isLeader());
+    const int opsBefore = h.lock->ops.size();
+
+    // The pause: 5 s pass at once; another candidate takes the lock while this one is frozen.
+    h.clock.step(5s);
+    h.lock->writeByOther(holder(QStringLiteral("other"), 3));
+    // Nothing has run on the elector's thread yet, and still:
+    QVERIFY(!token.isValid());
+    QVERIFY(!h.elector->isLeader());
+    QVERIFY(token.endedAt() <= h.clock.now() - 3s); // the term ended during the pause
+    QCOMPARE(h.lock->ops.size(), opsBefore);
+
+    settle(); // the elector's thread runs again
+    QCOMPARE(h.signalsSeen.count(QStringLiteral("stopped")), 1);
+    QVERIFY(!h.elector->isLeader());
+    // It stepped down without renewing; rejoining, it only read and found "other" holding.
+    QCOMPARE(h.lock->ops.mid(opsBefore), QStringList {QStringLiteral("get")});
+    QCOMPARE(h.lock->stored->holderIdentity, QStringLiteral("other"));
+    QCOMPARE(h.elector->leader(), QStringLiteral("other"));
+    QCOMPARE(h.signalsSeen.count(QStringLiteral("started")), 1);
+}
+
+// A renewal sent before the pause whose success arrives after it does not revive the term:
+// the deadline counts from when the renewal was sent.
+void tst_LeaderElector::lateRenewalReplyDoesNotReviveTheTerm()
+{
+    Harness h;
+    h.elector->run();
+    settle();
+    h.lock->holdUpdate = [](int) { return true; };
+    h.advance(1s); // a renewal is sent and hangs
+    QVERIFY(h.lock->heldUpdate);
+    QVERIFY(h.elector->isLeader());
+    h.clock.step(3s); // paused past renewDeadline (2 s)
+    h.lock->finishHeldUpdate(WriteResult()); // the server had accepted it
+    settle();
+    QVERIFY(!h.elector->isLeader());
+    QCOMPARE(h.signalsSeen.count(QStringLiteral("stopped")), 1);
+    QCOMPARE(h.exits, 1); // RunOrDie
+}
+
+// Renewals that keep failing end the term exactly renewDeadline after the start of the last
+// successful one.
+void tst_LeaderElector::renewDeadlineEndsTheTerm()
+{
+    Harness h([](LeaderElectionConfig &c) { c.mode = LeaderElectionConfig::Mode::Rejoin; });
+    LeaderToken token;
+    QObject::connect(
+        h.elector.get(), &LeaderElector::startedLeading, [&](const LeaderToken &t) { token = t; });
+    h.elector->run();
+    settle(); // acquired, then renewed at once
+    const TimePoint lastSuccessStart = h.d().attemptStart;
+    h.lock->onUpdate = [](int, const LeaderElectionRecord &) -> std::optional<WriteResult> {
+        return WriteResult(canceled());
+    };
+    h.lock->onGet = [](int) -> std::optional<GetResult> { return GetResult(canceled()); };
+    while (h.clock.now() < lastSuccessStart + 2s - 100ms) {
+        h.advance(100ms);
+        QVERIFY(h.elector->isLeader());
+    }
+    h.advance(100ms);
+    QVERIFY(!h.elector->isLeader());
+    QCOMPARE(token.endedAt(), lastSuccessStart + 2s);
+    QCOMPARE(h.signalsSeen.count(QStringLiteral("stopped")), 1);
+    QCOMPARE(h.exits, 0); // Rejoin
+}
+
+void tst_LeaderElector::takenOverLeaseStepsDownAtOnce()
+{
+    Harness h([](LeaderElectionConfig &c) { c.mode = LeaderElectionConfig::Mode::Rejoin; });
+    h.elector->run();
+    settle();
+    QVERIFY(h.elector->isLeader());
+    h.lock->writeByOther(holder(QStringLiteral("other"), 15)); // fast path conflicts, get shows it
+    h.advance(1s);
+    QVERIFY(!h.elector->isLeader());
+    QCOMPARE(h.signalsSeen.count(QStringLiteral("stopped")), 1);
+    QVERIFY(h.signalsSeen.contains(QStringLiteral("new other")));
+}
+
+// Acquire retries come retryPeriod × [1, 2.2) apart.
+void tst_LeaderElector::acquireRetriesWithJitter()
+{
+    Harness h;
+    h.lock->stored = holder(QStringLiteral("other"), 15);
+    h.lock->latency = Duration::zero();
+    h.elector->run();
+    settle();
+    QCOMPARE(h.lock->gets, 1);
+    TimePoint last = h.clock.now();
+    QList<Duration> gaps;
+    while (gaps.size() < 30) {
+        h.lock->writeByOther(holder(QStringLiteral("other"), 15)); // "other" keeps renewing
+        h.advance(10ms);
+        if (h.lock->gets > gaps.size() + 1) {
+            gaps << h.clock.now() - last;
+            last = h.clock.now();
+        }
+    }
+    for (Duration gap : gaps) {
+        QVERIFY(gap >= 1s);
+        QVERIFY(gap < 2200ms + 10ms);
+    }
+    QVERIFY(*std::max_element(gaps.begin(), gaps.end()) > 1300ms); // it does jitter
+}
+
+void tst_LeaderElector::runOrDieExitsOnLoss()
+{
+    Harness h;
+    h.elector->run();
+    settle();
+    h.lock->onUpdate = [](int, const LeaderElectionRecord &) -> std::optional<WriteResult> {
+        return WriteResult(canceled());
+    };
+    h.lock->onGet = [](int) -> std::optional<GetResult> { return GetResult(canceled()); };
+    h.advance(3s);
+    QCOMPARE(h.exits, 1);
+    QCOMPARE(h.signalsSeen.mid(h.signalsSeen.indexOf(QStringLiteral("stopped"))),
+        (QStringList {QStringLiteral("stopped"), QStringLiteral("finished")}));
+    QVERIFY(!h.elector->isRunning());
+    // A requested stop never exits.
+    Harness g;
+    g.elector->run();
+    settle();
+    g.elector->stop();
+    QCOMPARE(g.exits, 0);
+}
+
+void tst_LeaderElector::rejoinCampaignsAgain()
+{
+    Harness h([](LeaderElectionConfig &c) {
+        c.mode = LeaderElectionConfig::Mode::Rejoin;
+        c.leaseDuration = 3s;
+    });
+    h.elector->run();
+    settle();
+    h.lock->onUpdate = [](int, const LeaderElectionRecord &) -> std::optional<WriteResult> {
+        return WriteResult(canceled());
+    };
+    h.advance(3s); // lost: renewals fail
+    QVERIFY(!h.elector->isLeader());
+    QVERIFY(h.elector->isRunning());
+    h.lock->onUpdate = {};
+    for (int i = 0; i < 10 && !h.elector->isLeader(); ++i)
+        h.advance(1s);
+    QVERIFY(h.elector->isLeader()); // nobody else took it: leading again, a new term
+    QCOMPARE(h.signalsSeen.count(QStringLiteral("started")), 2);
+    h.elector->stop();
+    QCOMPARE(h.signalsSeen.last(), QStringLiteral("finished"));
+    QCOMPARE(h.exits, 0);
+}
+
+void tst_LeaderElector::stopWhileCandidate()
+{
+    Harness h;
+    h.lock->stored = holder(QStringLiteral("other"), 15);
+    h.elector->run();
+    settle();
+    QVERIFY(!h.elector->isLeader());
+    h.elector->stop();
+    // As client-go's OnStoppedLeading, the run ends with stoppedLeading even though it never led.
+    QCOMPARE(h.signalsSeen,
+        (QStringList {
+            QStringLiteral("new other"), QStringLiteral("stopped"), QStringLiteral("finished")}));
+    const int ops = h.lock->ops.size();
+    h.advance(10s);
+    QCOMPARE(h.lock->ops.size(), ops);
+}
+
+// With watchLock, a candidate tries at the instant the observed lease expires.
+void tst_LeaderElector::candidateTriesWhenTheLeaseExpires()
+{
+    Harness h([](LeaderElectionConfig &c) {
+        c.watchLock = true;
+        c.leaseDuration = 3s;
+    });
+    h.lock->stored = holder(QStringLiteral("other"), 3);
+    h.lock->latency = Duration::zero();
+    h.elector->run();
+    settle();
+    const TimePoint observed = h.clock.now();
+    // "other" stopped renewing at `observed`; the candidate polls with jitter meanwhile.
+    while (!h.elector->isLeader())
+        h.advance(10ms);
+    QVERIFY(h.clock.now() - observed <= 3s + 20ms);
+    QVERIFY(h.clock.now() - observed >= 3s);
+}
+
+void tst_LeaderElector::lockChangeWakesACandidate()
+{
+    Harness h([](LeaderElectionConfig &c) { c.watchLock = true; });
+    h.lock->stored = holder(QStringLiteral("other"), 15);
+    h.elector->run();
+    settle();
+    QVERIFY(!h.elector->isLeader());
+    // "other" releases; the watch reports the change.
+    LeaderElectionRecord released = holder(QString(), 1);
+    h.lock->writeByOther(released);
+    emit h.lock->changed();
+    settle();
+    QVERIFY(h.elector->isLeader());
+}
+
+void tst_LeaderElector::metrics()
+{
+    metrics::Registry registry;
+    Harness h([&](LeaderElectionConfig &c) {
+        c.metrics = &registry;
+        c.mode = LeaderElectionConfig::Mode::Rejoin;
+    });
+    auto value = [&](const QString &name) {
+        for (const auto &family : registry.collect()) {
+            if (family.name == name) {
+                for (const auto &m : family.metrics) {
+                    if (m.labels.at(QStringLiteral("name")) == QStringLiteral("foo"))
+                        return m.value;
+                }
+            }
+        }
+        return -1.0;
+    };
+    QCOMPARE(value(QStringLiteral("leader_election_master_status")), 0.0);
+    h.elector->run();
+    settle();
+    QCOMPARE(value(QStringLiteral("leader_election_master_status")), 1.0);
+    QCOMPARE(value(QStringLiteral("leader_election_slowpath_total")), 0.0);
+    h.lock->writeByOther(*h.lock->stored); // the fast path conflicts, the slow path renews
+    h.advance(1s);
+    QVERIFY(h.elector->isLeader());
+    QCOMPARE(value(QStringLiteral("leader_election_slowpath_total")), 1.0);
+    h.elector->stop();
+    QCOMPARE(value(QStringLiteral("leader_election_master_status")), 0.0);
+}
+
+QTEST_GUILESS_MAIN(tst_LeaderElector)
+#include "tst_leaderelector.moc"
