@@ -1,6 +1,6 @@
 // The qcm side of the conformance traces (README.md in this folder describes the format).
-// Reads a trace on stdin, runs it on qcm::workqueue with a FakeClock, and prints one line per
-// operation.
+// Reads a trace on stdin, runs it on qcm::workqueue with a FakeClock (or, for a `deltafifo`
+// trace, on qcm::cache::DeltaFifo: deltafifodriver.cpp), and prints one line per operation.
 #include <qcm/fakeclock.h>
 #include <qcm/workqueue/bucketratelimiter.h>
 #include <qcm/workqueue/defaultratelimiters.h>
@@ -10,77 +10,25 @@
 #include <qcm/workqueue/ratelimitingqueue.h>
 #include <qcm/workqueue/withmaxwaitratelimiter.h>
 
+#include "deltafifodriver.h"
+#include "traceparser.h"
+
 #include <QtCore/QString>
 #include <QtCore/QStringList>
 
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
 #include <deque>
 #include <iostream>
-#include <string>
 
 using namespace qcm;
 using namespace qcm::workqueue;
+using namespace qcm::conformance;
 
 namespace {
 
-[[noreturn]] void fail(int lineNumber, const QString &message)
+struct Parser : TraceParser
 {
-    std::fprintf(stderr, "error: line %d: %s\n", lineNumber, qPrintable(message));
-    std::exit(2);
-}
-
-struct Parser
-{
-    QStringList tokens;
-    int position = 0;
-    int lineNumber = 0;
-
-    QString next()
-    {
-        if (position >= tokens.size())
-            fail(lineNumber, QStringLiteral("missing argument"));
-        return tokens[position++];
-    }
-
-    qint64 integer()
-    {
-        const QString token = next();
-        bool ok = false;
-        const qint64 value = token.toLongLong(&ok);
-        if (!ok)
-            fail(lineNumber, QStringLiteral("not an integer: %1").arg(token));
-        return value;
-    }
-
-    double number()
-    {
-        const QString token = next();
-        bool ok = false;
-        const double value = token.toDouble(&ok);
-        if (!ok)
-            fail(lineNumber, QStringLiteral("not a number: %1").arg(token));
-        return value;
-    }
-
-    Duration duration()
-    {
-        const QString token = next();
-        static const std::pair<const char *, qint64> units[] = {{"ns", 1}, {"us", 1000},
-            {"ms", 1000000}, {"s", 1000000000}, {"m", 60000000000}, {"h", 3600000000000}};
-        for (const auto &[suffix, scale] : units) {
-            if (token.endsWith(QLatin1String(suffix))) {
-                const QString digits = token.chopped(int(qstrlen(suffix)));
-                bool ok = false;
-                const qint64 value = digits.toLongLong(&ok);
-                if (ok && !digits.isEmpty() && digits[digits.size() - 1].isDigit())
-                    return Duration(value * scale);
-            }
-        }
-        fail(lineNumber, QStringLiteral("not a duration: %1").arg(token));
-    }
-
     RateLimiterPtr<QString> limiter(Clock *clock)
     {
         const QString kind = next();
@@ -115,12 +63,6 @@ struct Parser
             return defaultControllerRateLimiter<QString>(clock);
         fail(lineNumber, QStringLiteral("unknown limiter: %1").arg(kind));
     }
-
-    void end()
-    {
-        if (position != tokens.size())
-            fail(lineNumber, QStringLiteral("unexpected argument: %1").arg(tokens[position]));
-    }
 };
 
 } // namespace
@@ -137,15 +79,11 @@ int main()
     RateLimiterPtr<QString> limiter;
 
     std::deque<QString> handedOut; // items get() returned and done() has not taken back
-    std::string raw;
     int lineNumber = 0;
     bool haveSubject = false;
-    while (std::getline(std::cin, raw)) {
-        ++lineNumber;
-        const QString line = QString::fromStdString(raw).trimmed();
-        if (line.isEmpty() || line.startsWith(QLatin1Char('#')))
-            continue;
-        Parser p {line.split(QLatin1Char(' '), Qt::SkipEmptyParts), 0, lineNumber};
+    while (auto next = nextTraceLine(std::cin, lineNumber)) {
+        Parser p {std::move(*next)};
+        const QString &line = p.line;
         const QString op = p.next();
         QString result = QStringLiteral("ok");
 
@@ -164,6 +102,8 @@ int main()
 
         if (!haveSubject) {
             haveSubject = true;
+            if (op == QLatin1String("deltafifo"))
+                return runDeltaFifoTrace(p, line, lineNumber);
             if (op == QLatin1String("queue")) {
                 queue = std::make_unique<Queue<QString>>(config);
             } else if (op == QLatin1String("delaying")) {

@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """Runs conformance traces through the qcm and client-go drivers and diffs their outputs.
 
-    run_conformance.py --qcm DRIVER --go DRIVER [--traces DIR] [--seeds N] [--first-seed S]
-                       [--length L] [--failures DIR]
+    run_conformance.py --qcm DRIVER --go DRIVER [--traces DIR] [--kind KIND] [--seeds N]
+                       [--first-seed S] [--length L] [--failures DIR]
 
 Every *.trace file in --traces runs first, then N random traces from gen_trace.py with seeds
-S, S+1, ... Any difference, or a driver that fails, fails the run; the first differing line
-is shown and a failing random trace is saved under --failures for replay.
+S, S+1, ... (of --kind, or of the kind each seed picks). Any difference, or a driver that
+fails, fails the run; the first differing line is shown and a failing random trace is saved
+under --failures for replay.
 """
 import argparse
 import pathlib
@@ -42,6 +43,7 @@ def main():
     parser.add_argument("--qcm", required=True)
     parser.add_argument("--go", required=True)
     parser.add_argument("--traces", type=pathlib.Path)
+    parser.add_argument("--kind", choices=gen_trace.KINDS + ["deltafifo"])
     parser.add_argument("--seeds", type=int, default=200)
     parser.add_argument("--first-seed", type=int, default=1)
     parser.add_argument("--length", type=int, default=300)
@@ -52,7 +54,7 @@ def main():
     if args.traces:
         cases += [(path.name, path.read_text(), None) for path in sorted(args.traces.glob("*.trace"))]
     for seed in range(args.first_seed, args.first_seed + args.seeds):
-        cases.append((f"seed {seed}", gen_trace.trace(seed, args.length), seed))
+        cases.append((f"seed {seed}", gen_trace.trace(seed, args.length, args.kind), seed))
 
     failures = 0
     operations = 0
@@ -67,7 +69,8 @@ def main():
             print(problem)
             if seed is not None:
                 args.failures.mkdir(parents=True, exist_ok=True)
-                saved = args.failures / f"conformance-failure-{seed}.trace"
+                kind = f"{args.kind}-" if args.kind else ""
+                saved = args.failures / f"conformance-failure-{kind}{seed}.trace"
                 saved.write_text(text)
                 print(f"  trace saved to {saved}")
     print(f"conformance: {len(cases)} traces, {operations} operations, "

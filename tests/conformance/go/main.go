@@ -38,6 +38,19 @@ func (b *fakeBucket) When(string) time.Duration {
 func (b *fakeBucket) NumRequeues(string) int { return 0 }
 func (b *fakeBucket) Forget(string)          {}
 
+// nextLine reads the trace's next operation, skipping blank lines and comments; a nil parser
+// at the end.
+func nextLine(in *bufio.Scanner, lineNumber *int) (string, *parser) {
+	for in.Scan() {
+		*lineNumber++
+		line := strings.TrimSpace(in.Text())
+		if line != "" && !strings.HasPrefix(line, "#") {
+			return line, &parser{tokens: strings.Fields(line), line: *lineNumber}
+		}
+	}
+	return "", nil
+}
+
 type parser struct {
 	tokens []string
 	pos    int
@@ -191,13 +204,11 @@ func main() {
 	var handedOut []string // items Get returned and Done has not taken back
 	lineNumber := 0
 	haveSubject := false
-	for in.Scan() {
-		lineNumber++
-		line := strings.TrimSpace(in.Text())
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
+	for {
+		line, p := nextLine(in, &lineNumber)
+		if p == nil {
+			break
 		}
-		p := &parser{tokens: strings.Fields(line), line: lineNumber}
 		op := p.next()
 		result := "ok"
 		needQueue := func() {
@@ -213,6 +224,9 @@ func main() {
 		if !haveSubject {
 			haveSubject = true
 			switch op {
+			case "deltafifo":
+				runDeltaFIFO(p, line, in, out, lineNumber)
+				return
 			case "queue":
 				queue = workqueue.NewTypedWithConfig(workqueue.TypedQueueConfig[string]{Clock: clock})
 			case "delaying":
