@@ -9,6 +9,8 @@ struct MultiLock::Private
     std::unique_ptr<ResourceLock> primary;
     std::unique_ptr<ResourceLock> secondary;
     std::shared_ptr<detail::Mailbox> mailbox;
+    // Whether the last get() found the primary: create() tolerates AlreadyExists only then.
+    bool primaryExisted = false;
 };
 
 using detail::fulfil;
@@ -33,6 +35,7 @@ QFuture<GetResult> MultiLock::get()
 {
     auto promise = detail::startedPromise<GetResult>();
     detail::whenFinished(d->primary->get(), d->mailbox, [this, promise](const GetResult &primary) {
+        d->primaryExisted = primary.ok();
         if (!primary) {
             fulfil(promise, primary);
             return;
@@ -65,7 +68,12 @@ QFuture<WriteResult> MultiLock::create(const LeaderElectionRecord &record)
     auto promise = detail::startedPromise<WriteResult>();
     detail::whenFinished(d->primary->create(record), d->mailbox,
         [this, promise, record](const WriteResult &primary) {
-            if (primary && !primary->isAlreadyExists()) {
+            // AlreadyExists is expected when the primary is ours and only the secondary is
+            // missing. After a get() that found no primary, it means another candidate created
+            // it meanwhile: going on to create the secondary would split the two objects
+            // between two holders (client-go's MultiLock does; both then read UnknownLeader
+            // until the lease expires).
+            if (primary && (!primary->isAlreadyExists() || !d->primaryExisted)) {
                 fulfil(promise, primary);
                 return;
             }

@@ -221,10 +221,20 @@ void tst_ResourceLock::multiLockCreate()
     auto *secondary = new FakeLock(QStringLiteral("baz"));
     MultiLock lock {
         std::unique_ptr<ResourceLock>(primary), std::unique_ptr<ResourceLock>(secondary)};
-    primary->stored = holder(QString()); // exists already: AlreadyExists is fine
-    QVERIFY(!await(lock.create(holder(QStringLiteral("baz"), 15))));
+    primary->stored = holder(QStringLiteral("baz"), 15); // ours; the secondary is missing
+    QVERIFY(await(lock.get()).error().isNotFound());
+    QVERIFY(!await(lock.create(holder(QStringLiteral("baz"), 15)))); // AlreadyExists is fine
     QCOMPARE(secondary->stored->holderIdentity, QStringLiteral("baz"));
-    QCOMPARE(primary->ops, QStringList {QStringLiteral("create")});
+    QCOMPARE(primary->ops, (QStringList {QStringLiteral("get"), QStringLiteral("create")}));
+
+    // Two candidates racing: the primary was missing when read, someone created it since.
+    auto *p1 = new FakeLock(QStringLiteral("baz"));
+    auto *s1 = new FakeLock(QStringLiteral("baz"));
+    MultiLock raced {std::unique_ptr<ResourceLock>(p1), std::unique_ptr<ResourceLock>(s1)};
+    QVERIFY(await(raced.get()).error().isNotFound());
+    p1->writeByOther(holder(QStringLiteral("other"), 15));
+    QVERIFY(await(raced.create(holder(QStringLiteral("baz"), 15)))->isAlreadyExists());
+    QVERIFY(s1->ops.isEmpty()); // the secondary is left to the winner
 
     // Any other error of the primary stops there.
     auto *p2 = new FakeLock(QStringLiteral("baz"));

@@ -5,7 +5,10 @@
 //             holds the primary is the primary's record (an old client leads). If the two
 //             holders differ, the holder reads as UnknownLeader. The raw form is both raw
 //             forms joined by ','.
-//   create(): creates the primary (AlreadyExists is fine), then the secondary.
+//   create(): creates the primary, then the secondary. The primary's AlreadyExists is fine
+//             when the last get() found the primary (ours; only the secondary is missing);
+//             after a get() that found none, it is a lost race and create() fails with it
+//             (client-go goes on, and two candidates racing to create split the objects).
 //   update(): updates the primary, then reads the secondary and creates it if missing, or
 //             updates it.
 //

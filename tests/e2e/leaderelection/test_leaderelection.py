@@ -1,0 +1,254 @@
+#!/usr/bin/env python3
+"""e2e: leader election on the real kube-apiserver, with le_candidate processes.
+
+    test_leaderelection.py --binary path/to/le_candidate [--cluster DIR] [--only NAME]
+
+The cluster is the CTest fixture's ($QCM_E2E_DIR). Short settings keep it quick: lease 3 s,
+renew deadline 2 s, retry period 1 s. Scenarios (the issue's list):
+  one_leader          3 candidates: exactly one leads, and keeps leading
+  crash_failover      SIGKILL the leader: a new one within leaseDuration + 1.2 x retryPeriod
+  graceful_failover   SIGTERM with release: a new one within 1.2 x retryPeriod
+  kill_cycles         20 SIGKILL cycles; no two logged leading intervals overlap
+  pause               SIGSTOP the leader past leaseDuration, SIGCONT: it steps down before any
+                      leader work, no overlap
+  partition           the leader reaches the apiserver through a TCP proxy that is cut: it steps
+                      down within renewDeadline
+  lock_types          leases, configmaps, endpoints, endpointsleases, configmapsleases: each
+                      elects, records the holder on the server, and hands over
+Every scenario also checks that leader work (WORK lines) happened only inside its terms.
+"""
+import argparse
+import os
+import pathlib
+import signal
+import sys
+import time
+import traceback
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from lecluster import (Candidate, Cluster, leaders, overlaps, wait_for, wait_for_leader,  # noqa
+                       work_outside_terms)
+from tcpproxy import TcpProxy  # noqa: E402
+
+LEASE, RENEW, RETRY = 3, 2, 1
+CRASH_BOUND = LEASE + 1.2 * RETRY
+GRACEFUL_BOUND = 1.2 * RETRY
+
+
+class Failure(Exception):
+    pass
+
+
+def check(condition, message):
+    if not condition:
+        raise Failure(message)
+
+
+class Scenario:
+    def __init__(self, binary, cluster, name):
+        self.binary = binary
+        self.cluster = cluster
+        self.ns = cluster.create_namespace(f"e2e-le-{name.replace('_', '-')}")
+        self.lock_name = "qcm-e2e"
+        self.candidates = []
+        self.count = 0
+
+    def spawn(self, **kwargs):
+        self.count += 1
+        kwargs.setdefault("lease", LEASE)
+        kwargs.setdefault("renew", RENEW)
+        kwargs.setdefault("retry", RETRY)
+        c = Candidate(self.binary, self.cluster, self.ns, kwargs.pop("name", self.lock_name),
+                      f"cand-{self.count}", **kwargs)
+        self.candidates.append(c)
+        check(wait_for(lambda: c.events("READY") or c.proc.poll() is not None, 10)
+              and c.proc.poll() is None, f"{c.identity} did not start: {c.errors[-5:]}")
+        return c
+
+    def final_checks(self):
+        bad = overlaps(self.candidates)
+        check(not bad, f"leading intervals overlap: {bad}")
+        for c in self.candidates:
+            outside = work_outside_terms(c)
+            check(not outside, f"{c.identity} did leader work outside its terms at {outside}")
+
+    def close(self):
+        for c in self.candidates:
+            c.stop()
+        self.cluster.kubectl("delete", "namespace", self.ns, "--wait=false", check=False)
+
+
+def one_leader(s):
+    cs = [s.spawn() for _ in range(3)]
+    leader, _ = wait_for_leader(cs, 15)
+    check(leader, "nobody leads")
+    end = time.monotonic() + 3 * RETRY
+    while time.monotonic() < end:
+        check(leaders(cs) == [leader], f"leaders: {[c.identity for c in leaders(cs)]}")
+        time.sleep(0.05)
+    check(len(leader.events("WORK")) > 10, "the leader did no work")
+    for c in cs:
+        if c is not leader:
+            check(not c.events("WORK"), f"{c.identity} worked without leading")
+            check(wait_for(lambda c=c: any(f.get("id") == leader.identity
+                                           for _, _, f in c.events("NEWLEADER")), 3),
+                  f"{c.identity} never reported {leader.identity} as leader")
+    holder = s.cluster.holder("leases", s.ns, s.lock_name)
+    check(holder == [leader.identity], f"the Lease says {holder}, not {leader.identity}")
+
+
+def crash_failover(s):
+    cs = [s.spawn() for _ in range(3)]
+    leader, _ = wait_for_leader(cs, 15)
+    check(leader, "nobody leads")
+    time.sleep(1.5)
+    killed = leader.signal(signal.SIGKILL)
+    new, started = wait_for_leader(cs, CRASH_BOUND + 5, exclude=[leader])
+    check(new, "no new leader")
+    took = started - killed
+    print(f"    crash failover {took:.3f} s (bound {CRASH_BOUND:.1f} s)")
+    check(took <= CRASH_BOUND, f"crash failover took {took:.3f} s > {CRASH_BOUND} s")
+
+
+def graceful_failover(s):
+    cs = [s.spawn(release=True) for _ in range(3)]
+    leader, _ = wait_for_leader(cs, 15)
+    check(leader, "nobody leads")
+    time.sleep(1.5)
+    term = leader.signal(signal.SIGTERM)
+    new, started = wait_for_leader(cs, 10, exclude=[leader])
+    check(new, "no new leader")
+    took = started - term
+    print(f"    graceful failover {took:.3f} s (bound {GRACEFUL_BOUND:.1f} s)")
+    check(took <= GRACEFUL_BOUND, f"graceful failover took {took:.3f} s > {GRACEFUL_BOUND} s")
+    check(leader.proc.wait(10) == 0, "the released leader did not exit 0")
+    check(leader.events("FINISHED"), "the released leader did not finish")
+
+
+def kill_cycles(s):
+    cs = [s.spawn() for _ in range(3)]
+    took = []
+    for cycle in range(20):
+        leader, _ = wait_for_leader(cs, 15)
+        check(leader, f"cycle {cycle}: nobody leads")
+        time.sleep(0.3)
+        killed = leader.signal(signal.SIGKILL)
+        cs.remove(leader)
+        cs.append(s.spawn())
+        new, started = wait_for_leader(cs, CRASH_BOUND + 5, exclude=[leader])
+        check(new, f"cycle {cycle}: no new leader")
+        took.append(started - killed)
+        check(took[-1] <= CRASH_BOUND, f"cycle {cycle}: failover {took[-1]:.3f} s")
+    print(f"    20 cycles: failover min {min(took):.3f} s, max {max(took):.3f} s")
+
+
+def pause(s):
+    cs = [s.spawn(mode="rejoin") for _ in range(3)]
+    leader, _ = wait_for_leader(cs, 15)
+    check(leader, "nobody leads")
+    time.sleep(1.2)
+    stopped = leader.signal(signal.SIGSTOP)
+    new, started = wait_for_leader(cs, LEASE + 5, exclude=[leader])
+    check(new, "nobody took over from the paused leader")
+    time.sleep(max(0.0, stopped + LEASE + 1 - time.monotonic()))
+    resumed = leader.signal(signal.SIGCONT)
+    check(wait_for(lambda: len(leader.events("STOPPED")) >= 1, 5), "the paused leader never logged stepping down")
+    time.sleep(2 * RETRY)
+    after = [(t, e) for t, e, _ in leader.events() if t >= resumed]
+    kinds = [e for _, e in after if e in ("STOPPED", "WORK", "STARTED")]
+    print(f"    paused {resumed - stopped:.1f} s; after SIGCONT it logged {kinds[:4]}")
+    check(kinds and kinds[0] == "STOPPED", f"after SIGCONT, leader events were {kinds[:5]}")
+    end = int(leader.events("STOPPED")[0][2]["end"]) / 1e9
+    check(end <= started, "the paused leader's term did not end before the new one began")
+    for t, _, f in leader.events("WORK"):
+        at = int(f["at"]) / 1e9
+        check(at < end or at > resumed, f"work at {at} inside the pause")
+    check(len(leaders(cs)) == 1, "not exactly one leader after the pause")
+
+
+def partition(s):
+    host, port = s.cluster.server.split("//")[1].rsplit(":", 1)
+    proxy = TcpProxy((host, int(port))).start()
+    try:
+        leader = s.spawn(server=f"https://{host}:{proxy.port}")
+        check(wait_for(leader.leading, 15), "the proxied candidate did not lead")
+        others = [s.spawn() for _ in range(2)]
+        time.sleep(2.5)
+        check(leaders([leader] + others) == [leader], "the proxied candidate lost the lead early")
+        cut = time.monotonic()
+        proxy.cut()
+        check(wait_for(lambda: leader.events("STOPPED"), RENEW + 3), "the cut leader never stepped down")
+        t, _, fields = leader.events("STOPPED")[0]
+        end = int(fields["end"]) / 1e9
+        print(f"    term ended {end - cut:.3f} s after the cut, logged at {t - cut:.3f} s "
+              f"(renewDeadline {RENEW} s)")
+        check(end - cut <= RENEW, f"the term ended {end - cut:.3f} s after the cut")
+        check(t - cut <= RENEW + 0.3, f"stepping down was logged {t - cut:.3f} s after the cut")
+        new, started = wait_for_leader(others, LEASE + 5)
+        check(new, "nobody took over from the cut leader")
+        check(started >= end, "the new leader started before the cut one ended")
+    finally:
+        proxy.close()
+
+
+def lock_types(s):
+    for lock in ["leases", "configmaps", "endpoints", "endpointsleases", "configmapsleases"]:
+        name = f"lock-{lock}"
+        a = s.spawn(lock=lock, name=name, release=True)
+        b = s.spawn(lock=lock, name=name, release=True)
+        first, _ = wait_for_leader([a, b], 15)
+        check(first, f"{lock}: nobody leads")
+        time.sleep(0.5)
+        check(s.cluster.holder(lock, s.ns, name) == [first.identity] * len(
+            s.cluster.holder(lock, s.ns, name)), f"{lock}: the server says "
+              f"{s.cluster.holder(lock, s.ns, name)}, not {first.identity}")
+        first.signal(signal.SIGTERM)
+        other = b if first is a else a
+        check(wait_for(other.leading, 5), f"{lock}: no handover")
+        check(wait_for(lambda: set(s.cluster.holder(lock, s.ns, name)) == {other.identity}, 5),
+              f"{lock}: after handover the server says {s.cluster.holder(lock, s.ns, name)}")
+        other.signal(signal.SIGTERM)
+        check(other.proc.wait(10) == 0, f"{lock}: did not stop cleanly")
+        print(f"    {lock}: elected, recorded, handed over, released")
+
+
+SCENARIOS = [one_leader, crash_failover, graceful_failover, kill_cycles, pause, partition,
+             lock_types]
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--binary", required=True)
+    parser.add_argument("--cluster", default=os.environ.get("QCM_E2E_DIR"))
+    parser.add_argument("--only", action="append")
+    args = parser.parse_args()
+    if not args.cluster:
+        sys.exit("no cluster: run through ctest (fixture e2e_cluster) or pass --cluster")
+    cluster = Cluster(args.cluster)
+    passed = failed = 0
+    for scenario in SCENARIOS:
+        if args.only and scenario.__name__ not in args.only:
+            continue
+        s = Scenario(args.binary, cluster, scenario.__name__)
+        started = time.monotonic()
+        try:
+            scenario(s)
+            s.final_checks()
+            passed += 1
+            print(f"PASS {scenario.__name__} ({time.monotonic() - started:.1f} s)", flush=True)
+        except Exception as error:  # noqa: BLE001 - every failure is reported
+            failed += 1
+            print(f"FAIL {scenario.__name__}: {error}", flush=True)
+            if not isinstance(error, Failure):
+                traceback.print_exc()
+            for c in s.candidates:
+                for line in c.errors[-8:]:
+                    print(f"    {c.identity} stderr: {line}")
+        finally:
+            s.close()
+    print(f"{passed} passed, {failed} failed")
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
