@@ -1,13 +1,19 @@
 #!/usr/bin/env python3
 """Runs the qcm benchmarks and their client-go twins in one run and prints the ratio tables.
 
-    run_bench.py --qcm-bench build/tests/bench/qcm_bench_workqueue
-                 [--qcm-decode build/tests/bench/qcm_bench_decode] [--go go]
-                 [--repetitions 5] [--quick] [--markdown]
+    run_bench.py [--qcm-bench build/tests/bench/qcm_bench_workqueue]
+                 [--qcm-decode build/tests/bench/qcm_bench_decode]
+                 [--qcm-deltafifo build/tests/bench/qcm_bench_deltafifo]
+                 [--qcm-informer build/tests/bench/qcm_bench_informer --cluster-dir DIR
+                  [--keep-cluster] [--informer-repetitions 3] [--latency-seconds 20]]
+                 [--go go] [--repetitions 5] [--quick] [--markdown]
 
-With --qcm-decode it also measures decoding: gen_pods.py writes a PodList and a watch stream
-of 1000 pods, and both sides decode the same bytes (client-go typed into corev1 and
-unstructured); that table shows MB/s and qcm's ratio to client-go's typed decode.
+Each --qcm-* option adds its table. --qcm-bench: the work queue. --qcm-decode: decoding;
+gen_pods.py writes a PodList and a watch stream of 1000 pods, and both sides decode the same
+bytes (client-go typed into corev1 and unstructured); that table shows MB/s and qcm's ratio
+to client-go's typed decode. --qcm-deltafifo: DeltaFifo against client-go's DeltaFIFO
+(bench_deltafifo.cpp, go/deltafifo_test.go). --qcm-informer: informers against a real
+kube-apiserver (cold sync and peak RSS, watch latency); see informerbench.py.
 
 Both sides run every case --repetitions times; the table shows the medians. ratio is
 client-go ns/op divided by qcm ns/op: 2.0 means qcm does the same work in half the time.
@@ -24,6 +30,8 @@ import statistics
 import subprocess
 import sys
 import tempfile
+
+import informerbench
 
 HERE = pathlib.Path(__file__).resolve().parent
 
@@ -55,17 +63,20 @@ def run_qcm(binary, repetitions, quick):
 
 
 def print_table(columns, rows, markdown):
-    """columns: (title, width, format) for each column; the first is left-aligned text."""
+    """columns: (title, width, format) for each column; the first is left-aligned text.
+    A value of None prints as "-"."""
+    def cell(fmt, v):
+        return "-" if v is None else fmt.format(v) if fmt else str(v)
     if markdown:
         print("| " + " | ".join(title for title, _, _ in columns) + " |")
         print("|---|" + "".join("---:|" if fmt else "---|" for _, _, fmt in columns[1:]))
         for row in rows:
-            print("| " + " | ".join(fmt.format(v) if fmt else str(v) for (_, _, fmt), v in zip(columns, row)) + " |")
+            print("| " + " | ".join(cell(fmt, v) for (_, _, fmt), v in zip(columns, row)) + " |")
         return
     print(" ".join(f"{title:{width}}" if i == 0 else f"{title:>{width}}"
                    for i, (title, width, _) in enumerate(columns)))
     for row in rows:
-        print(" ".join(f"{v:{width}}" if i == 0 else f"{(fmt.format(v) if fmt else v):>{width}}"
+        print(" ".join(f"{v:{width}}" if i == 0 else f"{cell(fmt, v):>{width}}"
                        for i, ((_, width, fmt), v) in enumerate(zip(columns, row))))
 
 
@@ -115,34 +126,102 @@ def run_decode(qcm_binary, go, repetitions, quick, markdown):
     return missing
 
 
-def run_go(go, repetitions, quick):
+DELTAFIFO_CASES = [
+    # case, qcm benchmark, client-go typed, client-go unstructured, items per iteration, target
+    ("(a) add 1000, pop 1000", "BM_DeltaFifoAddPop", "BenchmarkDeltaFIFOAddPop",
+     "BenchmarkDeltaFIFOAddPopUnstructured", 1000, 2.0),
+    ("(b) add + 3 updates per key, pop 1000", "BM_DeltaFifoUpdatesPop",
+     "BenchmarkDeltaFIFOUpdatesPop", "BenchmarkDeltaFIFOUpdatesPopUnstructured", 4000, 2.0),
+    ("(c) producer + consumer threads, 10k", "BM_DeltaFifoProducerConsumer/real_time",
+     "BenchmarkDeltaFIFOProducerConsumer", "BenchmarkDeltaFIFOProducerConsumerUnstructured",
+     10000, 2.0),
+]
+
+
+def run_deltafifo(qcm_binary, go, repetitions, quick, markdown):
+    qcm = run_qcm(qcm_binary, repetitions, quick)
+    gotimes = go_bench(go, "DeltaFIFO", "100ms" if quick else "1s", repetitions)
+    rows, missing = [], []
+    for name, q_name, typed, unstructured, items, target in DELTAFIFO_CASES:
+        if q_name not in qcm or typed not in gotimes or unstructured not in gotimes:
+            missing.append(name)
+            continue
+        q = statistics.median(qcm[q_name]) / items
+        t = statistics.median(gotimes[typed]) / items
+        u = statistics.median(gotimes[unstructured]) / items
+        rows.append((name, q, t, u, t / q, u / q, target, "yes" if t / q >= target else "NO"))
+    print_table([("DeltaFifo", 38, None), ("qcm ns/item", 11, "{:,.1f}"),
+                 ("client-go typed ns/item", 23, "{:,.1f}"),
+                 ("client-go unstructured ns/item", 30, "{:,.1f}"), ("ratio to typed", 14, "{:.2f}x"),
+                 ("ratio to unstructured", 21, "{:.2f}x"), ("target", 6, "{:.1f}x"), ("met", 3, None)],
+                rows, markdown)
+    print(f"(medians of {repetitions} run(s); ns per item (a delta); ratio = client-go / qcm"
+          f"{'; --quick: not for the record' if quick else ''})")
+    return missing
+
+
+def go_bench(go, pattern, benchtime, repetitions):
     env = dict(os.environ, GOTOOLCHAIN="local", GOFLAGS="-mod=mod")
-    count = str(repetitions)
+    out = subprocess.run([go, "test", "-run", "^$", "-bench", pattern, "-benchtime", benchtime,
+                          "-count", str(repetitions), "."], cwd=HERE / "go", env=env, check=True,
+                         capture_output=True, text=True).stdout
+    times = {}
+    for line in out.splitlines():
+        m = re.match(r"^(Benchmark\S+?)(?:-\d+)?\s+\d+\s+([\d.]+) ns/op", line)
+        if m:
+            times.setdefault(m.group(1), []).append(float(m.group(2)))
+    return times
+
+
+def run_go(go, repetitions, quick):
     runs = [("Queue$|ParallelQueue|AddRateLimited", "100ms" if quick else "1s"),
             ("DelayingQueue_AddAfter", f"{DELAYING_ITEMS}x")]
     times = {}
     for pattern, benchtime in runs:
-        out = subprocess.run([go, "test", "-run", "^$", "-bench", pattern, "-benchtime", benchtime,
-                              "-count", count, "."], cwd=HERE / "go", env=env, check=True,
-                             capture_output=True, text=True).stdout
-        for line in out.splitlines():
-            m = re.match(r"^(Benchmark\S+?)(?:-\d+)?\s+\d+\s+([\d.]+) ns/op", line)
-            if m:
-                times.setdefault(m.group(1), []).append(float(m.group(2)))
+        times.update(go_bench(go, pattern, benchtime, repetitions))
     return times
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--qcm-bench", required=True)
-    parser.add_argument("--qcm-decode", help="the decode benchmark binary (optional)")
+    parser.add_argument("--qcm-bench", help="the work-queue benchmark binary")
+    parser.add_argument("--qcm-decode", help="the decode benchmark binary")
+    parser.add_argument("--qcm-deltafifo", help="the DeltaFifo benchmark binary")
+    parser.add_argument("--qcm-informer", help="qcm_bench_informer (needs --cluster-dir)")
+    parser.add_argument("--cluster-dir", help="cluster.py's directory: used if a cluster runs "
+                        "there, else started (and stopped at the end unless --keep-cluster)")
+    parser.add_argument("--keep-cluster", action="store_true")
+    parser.add_argument("--informer-repetitions", type=int, default=3)
+    parser.add_argument("--latency-seconds", type=float, default=20,
+                        help="length of the latency run (at 500 updates/s)")
     parser.add_argument("--go", default="go")
     parser.add_argument("--repetitions", type=int, default=5)
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--markdown", action="store_true", help="print a Markdown table")
     args = parser.parse_args()
     repetitions = 1 if args.quick else args.repetitions
+    if not (args.qcm_bench or args.qcm_decode or args.qcm_deltafifo or args.qcm_informer):
+        parser.error("nothing to run: give at least one --qcm-* binary")
+    if args.qcm_informer and not args.cluster_dir:
+        parser.error("--qcm-informer needs --cluster-dir")
+    missing = []
+    if args.qcm_bench:
+        missing += run_workqueue(args, repetitions)
+    if args.qcm_decode:
+        missing += run_decode(args.qcm_decode, args.go, repetitions, args.quick, args.markdown)
+        print()
+    if args.qcm_deltafifo:
+        missing += run_deltafifo(args.qcm_deltafifo, args.go, repetitions, args.quick, args.markdown)
+        print()
+    if args.qcm_informer:
+        missing += informerbench.run_informer(args, print_table)
+    if missing:
+        print("missing cases: " + ", ".join(missing), file=sys.stderr)
+        return 1
+    return 0
 
+
+def run_workqueue(args, repetitions):
     qcm = run_qcm(args.qcm_bench, repetitions, args.quick)
     go = run_go(args.go, repetitions, args.quick)
     missing = []
@@ -161,13 +240,8 @@ def main():
                  ("ratio", 7, "{:.2f}x"), ("target", 6, "{:.1f}x"), ("met", 3, None)], rows, args.markdown)
     print(f"(medians of {repetitions} run(s) each; ratio = client-go / qcm"
           f"{'; --quick: not for the record' if args.quick else ''})")
-    if args.qcm_decode:
-        print()
-        missing += run_decode(args.qcm_decode, args.go, repetitions, args.quick, args.markdown)
-    if missing:
-        print("missing cases: " + ", ".join(missing), file=sys.stderr)
-        return 1
-    return 0
+    print()
+    return missing
 
 
 if __name__ == "__main__":

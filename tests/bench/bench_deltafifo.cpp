@@ -1,0 +1,130 @@
+// DeltaFifo micro-benchmarks, each the same shape as its client-go twin in
+// go/deltafifo_test.go (client-go's DeltaFIFO). run_bench.py --qcm-deltafifo runs both and
+// prints the ratio table.
+//
+// The objects are 1000 ConfigMaps of about 1 KB (deltaFifoObjectJson(): the same JSON on
+// both sides), decoded once before timing: qcm Objects here, *corev1.ConfigMap (and
+// Unstructured) on the Go side. Each FIFO has the default key function and no knownObjects.
+//
+//   BM_DeltaFifoAddPop             (a) add the 1000 objects, then pop the 1000 keys.
+//   BM_DeltaFifoUpdatesPop         (b) per key: add, then 3 updates (4 deltas per key);
+//                                      then pop the 1000 keys, 4 deltas each.
+//   BM_DeltaFifoProducerConsumer   (c) one thread adds the 1000 objects 10 times over while
+//                                      another pops until it has seen all 10,000 deltas (the
+//                                      informer's shape: reflector thread, processing thread).
+// One iteration is the whole batch; a fresh FIFO per iteration.
+#include <qcm/cache/deltafifo.h>
+
+#include <benchmark/benchmark.h>
+
+#include <QtCore/QJsonDocument>
+
+#include <thread>
+
+using namespace qcm::cache;
+
+namespace {
+
+constexpr int Objects = 1000;
+
+// The JSON of ConfigMap i; go/deltafifo_test.go writes the same bytes.
+QByteArray deltaFifoObjectJson(int i)
+{
+    static const char alphabet[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+    QByteArray payload(640, Qt::Uninitialized);
+    for (int j = 0; j < payload.size(); ++j)
+        payload[j] = alphabet[(i * 7 + j * 13) % 62];
+    return QStringLiteral(
+        R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cm-%1","namespace":"bench",)"
+        R"("uid":"00000000-0000-4000-8000-%2","resourceVersion":"%3",)"
+        R"("creationTimestamp":"2026-11-22T09:00:00Z","labels":{"app":"bench","shard":"%4"}},)"
+        R"("data":{"payload":"%5","ts":"0"}})")
+        .arg(i, 5, 10, QLatin1Char('0'))
+        .arg(i, 12, 10, QLatin1Char('0'))
+        .arg(100000 + i)
+        .arg(i % 16)
+        .arg(QString::fromLatin1(payload))
+        .toUtf8();
+}
+
+const QList<Object> &objects()
+{
+    static const QList<Object> list = [] {
+        QList<Object> out;
+        for (int i = 0; i < Objects; ++i)
+            out << Object(QJsonDocument::fromJson(deltaFifoObjectJson(i)).object());
+        return out;
+    }();
+    return list;
+}
+
+int popAll(DeltaFifo &fifo, int keys)
+{
+    int deltas = 0;
+    const DeltaFifo::Process process = [&](const Deltas &d, bool) {
+        deltas += int(d.size());
+        return std::optional<qcm::Error>();
+    };
+    for (int i = 0; i < keys; ++i)
+        benchmark::DoNotOptimize(fifo.pop(process));
+    return deltas;
+}
+
+void BM_DeltaFifoAddPop(benchmark::State &state)
+{
+    const QList<Object> &list = objects();
+    for (auto _ : state) {
+        DeltaFifo fifo;
+        for (const Object &object : list)
+            fifo.add(object);
+        if (popAll(fifo, Objects) != Objects)
+            state.SkipWithError("wrong number of deltas");
+    }
+    state.SetItemsProcessed(int64_t(state.iterations()) * Objects);
+}
+BENCHMARK(BM_DeltaFifoAddPop);
+
+void BM_DeltaFifoUpdatesPop(benchmark::State &state)
+{
+    const QList<Object> &list = objects();
+    for (auto _ : state) {
+        DeltaFifo fifo;
+        for (const Object &object : list) {
+            fifo.add(object);
+            for (int u = 0; u < 3; ++u)
+                fifo.update(object);
+        }
+        if (popAll(fifo, Objects) != 4 * Objects)
+            state.SkipWithError("wrong number of deltas");
+    }
+    state.SetItemsProcessed(int64_t(state.iterations()) * Objects * 4);
+}
+BENCHMARK(BM_DeltaFifoUpdatesPop);
+
+void BM_DeltaFifoProducerConsumer(benchmark::State &state)
+{
+    const QList<Object> &list = objects();
+    constexpr int Rounds = 10;
+    for (auto _ : state) {
+        DeltaFifo fifo;
+        std::thread producer([&] {
+            for (int r = 0; r < Rounds; ++r)
+                for (const Object &object : list)
+                    fifo.add(object);
+        });
+        int deltas = 0;
+        const DeltaFifo::Process process = [&](const Deltas &d, bool) {
+            deltas += int(d.size());
+            return std::optional<qcm::Error>();
+        };
+        while (deltas < Rounds * Objects)
+            benchmark::DoNotOptimize(fifo.pop(process));
+        producer.join();
+    }
+    state.SetItemsProcessed(int64_t(state.iterations()) * Objects * Rounds);
+}
+BENCHMARK(BM_DeltaFifoProducerConsumer)->UseRealTime();
+
+} // namespace
+
+BENCHMARK_MAIN();

@@ -1,0 +1,283 @@
+// qcm's side of the informer benchmarks against a real apiserver, beside
+// go/informerbench (client-go). run_bench.py --qcm-informer runs both, each in its own
+// process, and prints the ratios.
+//
+//   qcm_bench_informer sync    --kubeconfig K --namespace NS --resource configmaps|pods
+//                              --expect N
+//       Cold sync: one informer from the SharedInformerFactory with one handler (on the main
+//       thread's event loop). Prints JSON: syncMs (start() until hasSynced), handlerSyncMs
+//       (until the handler has seen every initial add), rssStartKiB, rssKiB, peakRssKiB
+//       (VmHWM, the process's peak), cpuSeconds.
+//   qcm_bench_informer latency --kubeconfig K --namespace NS --expect N --updates M
+//       Syncs a ConfigMap informer, prints READY, then its update handler records
+//       now - data.ts (the Unix ns at which `informerbench update` sent the patch) for M
+//       updates. Prints JSON: p50Ms, p90Ms, p99Ms, maxMs, cpuSeconds, peakRssKiB.
+//
+// The RestClient has no client-side rate limit (qps 0), as on the client-go side (QPS -1).
+#include <qcm/cache/sharedinformerfactory.h>
+#include <qcm/client/kubeconfig.h>
+
+#include <QtCore/QCommandLineParser>
+#include <QtCore/QCoreApplication>
+#include <QtCore/QFile>
+#include <QtCore/QJsonDocument>
+#include <QtCore/QTimer>
+
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+
+using namespace qcm;
+using namespace qcm::cache;
+using namespace qcm::client;
+
+namespace {
+
+[[noreturn]] void fail(const QString &message)
+{
+    std::fprintf(stderr, "qcm_bench_informer: %s\n", qPrintable(message));
+    std::fflush(stderr);
+    std::_Exit(1);
+}
+
+struct Memory
+{
+    qint64 rssKiB = 0;
+    qint64 peakKiB = 0;
+};
+
+// VmRSS and VmHWM from /proc/self/status, as the Go side reads them.
+Memory memory()
+{
+    QFile status(QStringLiteral("/proc/self/status"));
+    if (!status.open(QIODevice::ReadOnly))
+        fail(QStringLiteral("cannot read /proc/self/status"));
+    Memory m;
+    for (const QByteArray &line : status.readAll().split('\n')) {
+        const QList<QByteArray> fields = line.simplified().split(' ');
+        if (fields.size() < 2)
+            continue;
+        if (fields[0] == "VmRSS:")
+            m.rssKiB = fields[1].toLongLong();
+        else if (fields[0] == "VmHWM:")
+            m.peakKiB = fields[1].toLongLong();
+    }
+    return m;
+}
+
+double cpuSeconds()
+{
+    rusage usage {};
+    getrusage(RUSAGE_SELF, &usage);
+    return double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
+        + double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
+}
+
+double msSince(std::chrono::steady_clock::time_point start)
+{
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+        .count();
+}
+
+void printJson(const QJsonObject &object)
+{
+    std::printf("%s\n", QJsonDocument(object).toJson(QJsonDocument::Compact).constData());
+    std::fflush(stdout);
+}
+
+qint64 nowUnixNs()
+{
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(
+        std::chrono::system_clock::now().time_since_epoch())
+        .count();
+}
+
+double percentile(const std::vector<qint64> &sorted, double p)
+{
+    if (sorted.empty())
+        return 0;
+    return double(sorted[size_t(p * double(sorted.size() - 1) + 0.5)]) / 1e6;
+}
+
+struct Setup
+{
+    QString kubeconfig;
+    QString namespaceName;
+    QString resource;
+    int expect = 0;
+    int updates = 0;
+    int timeoutSeconds = 300;
+};
+
+RestConfig restConfig(const QString &path)
+{
+    auto kubeconfig = KubeConfig::loadFile(path);
+    if (!kubeconfig)
+        fail(kubeconfig.error().toString());
+    auto config = kubeconfig->restConfig();
+    if (!config)
+        fail(config.error().toString());
+    config->qps = 0; // no client-side rate limit
+    return *config;
+}
+
+GroupVersionResource resourceOf(const QString &name)
+{
+    if (name != QLatin1String("configmaps") && name != QLatin1String("pods"))
+        fail(QStringLiteral("--resource: configmaps or pods, not \"%1\"").arg(name));
+    return {QString(), QStringLiteral("v1"), name};
+}
+
+// Fails the run if nothing happened in time.
+void armTimeout(int seconds, const char *what)
+{
+    auto *timer = new QTimer(QCoreApplication::instance());
+    timer->setSingleShot(true);
+    QObject::connect(timer, &QTimer::timeout, [what, seconds] {
+        fail(QStringLiteral("%1 not done after %2 s").arg(QLatin1String(what)).arg(seconds));
+    });
+    timer->start(seconds * 1000);
+}
+
+int runSync(const Setup &setup)
+{
+    const Memory atStart = memory();
+    RestClient client(restConfig(setup.kubeconfig));
+    SharedInformerFactory factory(&client, Duration::zero());
+    SharedIndexInformer *informer
+        = factory.informerFor(resourceOf(setup.resource), {setup.namespaceName, {}, {}, false});
+
+    QObject receiver;
+    int adds = 0;
+    std::chrono::steady_clock::time_point began;
+    double syncMs = -1;
+    QObject::connect(
+        informer, &SharedIndexInformer::synced, informer, [&] { syncMs = msSince(began); },
+        Qt::DirectConnection);
+    informer->addEventHandler(&receiver,
+        {[&](const Object &, bool) {
+             if (++adds == setup.expect)
+                 QCoreApplication::quit();
+         },
+            {}, {}});
+    armTimeout(setup.timeoutSeconds, "the sync");
+    began = std::chrono::steady_clock::now();
+    factory.start();
+    QCoreApplication::exec();
+    const double handlerSyncMs = msSince(began);
+    const Memory after = memory();
+    const double cpu = cpuSeconds();
+    if (informer->indexer().size() != setup.expect)
+        fail(QStringLiteral("the cache holds %1 objects, expected %2")
+                 .arg(informer->indexer().size())
+                 .arg(setup.expect));
+    printJson({{QStringLiteral("syncMs"), syncMs}, {QStringLiteral("handlerSyncMs"), handlerSyncMs},
+        {QStringLiteral("objects"), setup.expect}, {QStringLiteral("rssStartKiB"), atStart.rssKiB},
+        {QStringLiteral("rssKiB"), after.rssKiB}, {QStringLiteral("peakRssKiB"), after.peakKiB},
+        {QStringLiteral("cpuSeconds"), cpu}});
+    factory.shutdown();
+    return 0;
+}
+
+int runLatency(const Setup &setup)
+{
+    RestClient client(restConfig(setup.kubeconfig));
+    SharedInformerFactory factory(&client, Duration::zero());
+    SharedIndexInformer *informer = factory.informerFor(
+        resourceOf(QStringLiteral("configmaps")), {setup.namespaceName, {}, {}, false});
+
+    QObject receiver;
+    std::vector<qint64> samples;
+    samples.reserve(size_t(setup.updates));
+    qint64 readyAt = std::numeric_limits<qint64>::max();
+    const QString data = QStringLiteral("data");
+    const QString ts = QStringLiteral("ts");
+    auto registration = informer->addEventHandler(&receiver,
+        {{},
+            [&](const Object &, const Object &newObject) {
+                const qint64 now = nowUnixNs();
+                bool ok = false;
+                const qint64 sent
+                    = newObject.json().value(data).toObject().value(ts).toString().toLongLong(&ok);
+                if (!ok || sent < readyAt || int(samples.size()) >= setup.updates)
+                    return;
+                samples.push_back(now - sent);
+                if (int(samples.size()) == setup.updates)
+                    QCoreApplication::quit();
+            },
+            {}});
+    factory.start();
+    if (!factory.waitForCacheSync(std::chrono::seconds(setup.timeoutSeconds)))
+        fail(QStringLiteral("no sync"));
+    while (!registration->hasSynced())
+        QCoreApplication::processEvents(QEventLoop::AllEvents, 50);
+    if (informer->indexer().size() != setup.expect)
+        fail(QStringLiteral("the cache holds %1 objects, expected %2")
+                 .arg(informer->indexer().size())
+                 .arg(setup.expect));
+    readyAt = nowUnixNs();
+    const double cpuBefore = cpuSeconds();
+    std::printf("READY\n");
+    std::fflush(stdout);
+    armTimeout(setup.timeoutSeconds, "the updates");
+    QCoreApplication::exec();
+    const double cpu = cpuSeconds() - cpuBefore;
+    std::sort(samples.begin(), samples.end());
+    printJson({{QStringLiteral("count"), qint64(samples.size())},
+        {QStringLiteral("p50Ms"), percentile(samples, 0.50)},
+        {QStringLiteral("p90Ms"), percentile(samples, 0.90)},
+        {QStringLiteral("p99Ms"), percentile(samples, 0.99)},
+        {QStringLiteral("maxMs"), percentile(samples, 1.0)}, {QStringLiteral("cpuSeconds"), cpu},
+        {QStringLiteral("peakRssKiB"), memory().peakKiB}});
+    factory.shutdown();
+    return 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    QCoreApplication app(argc, argv);
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral("qcm informer benchmarks (sync, latency)"));
+    parser.addHelpOption();
+    parser.addPositionalArgument(QStringLiteral("mode"), QStringLiteral("sync or latency"));
+    const QCommandLineOption kubeconfig(
+        QStringLiteral("kubeconfig"), QStringLiteral("kubeconfig file"), QStringLiteral("file"));
+    const QCommandLineOption ns(
+        QStringLiteral("namespace"), QStringLiteral("namespace"), QStringLiteral("name"));
+    const QCommandLineOption resource(QStringLiteral("resource"),
+        QStringLiteral("configmaps or pods"), QStringLiteral("name"), QStringLiteral("configmaps"));
+    const QCommandLineOption expect(
+        QStringLiteral("expect"), QStringLiteral("objects in the namespace"), QStringLiteral("n"));
+    const QCommandLineOption updates(QStringLiteral("updates"),
+        QStringLiteral("updates to wait for (latency)"), QStringLiteral("n"), QStringLiteral("0"));
+    const QCommandLineOption timeout(QStringLiteral("timeout"), QStringLiteral("give up after (s)"),
+        QStringLiteral("s"), QStringLiteral("300"));
+    parser.addOptions({kubeconfig, ns, resource, expect, updates, timeout});
+    parser.process(app);
+
+    const QStringList positional = parser.positionalArguments();
+    if (positional.size() != 1 || !parser.isSet(kubeconfig) || !parser.isSet(ns)
+        || !parser.isSet(expect))
+        fail(QStringLiteral("usage: qcm_bench_informer sync|latency --kubeconfig K --namespace NS "
+                            "--expect N [--resource R] [--updates M]"));
+    Setup setup;
+    setup.kubeconfig = parser.value(kubeconfig);
+    setup.namespaceName = parser.value(ns);
+    setup.resource = parser.value(resource);
+    setup.expect = parser.value(expect).toInt();
+    setup.updates = parser.value(updates).toInt();
+    setup.timeoutSeconds = parser.value(timeout).toInt();
+    if (positional[0] == QLatin1String("sync"))
+        return runSync(setup);
+    if (positional[0] == QLatin1String("latency")) {
+        if (setup.updates <= 0)
+            fail(QStringLiteral("latency needs --updates > 0"));
+        return runLatency(setup);
+    }
+    fail(QStringLiteral("unknown mode \"%1\"").arg(positional[0]));
+}

@@ -1,0 +1,273 @@
+"""The informer benchmarks of run_bench.py (--qcm-informer): qcm's informer against
+client-go's on the same kube-apiserver, each side in its own process.
+
+    cold sync   start until hasSynced, and peak RSS (VmHWM), for 10k and 50k ConfigMaps of
+                about 1 KB and 10k Pods created straight through the API (nothing schedules
+                them); target: qcm <= 0.5x client-go's JSON informer in time and in peak RSS.
+    latency     watch event -> handler, p50 and p99, at 500 updates/s over the 10k ConfigMaps;
+                each update carries the Unix ns at which it was sent (data.ts) and the handler
+                subtracts it from its own clock (same machine); target: no worse than client-go.
+
+Sides: qcm_bench_informer (the SharedInformerFactory's informer, JSON) and
+go/informerbench (client-go v0.37.2's shared informers): "typed" is the clientset's informer
+factory with JSON, which by default (feature WatchListClient, on since 1.35) syncs with a
+WatchList stream; "typed, list" is the same with KUBE_FEATURE_WatchListClient=false (paged
+lists, as qcm does); "typed, protobuf" asks for protobuf; "dynamic" is the dynamic informer
+factory (unstructured objects, qcm's model). The target compares with "typed" (client-go's
+default JSON informer).
+
+The cluster is tests/e2e/cluster/cluster.py's (started if --cluster-dir holds none, and
+stopped again unless --keep-cluster). The objects are created once by `informerbench load`
+(concurrent creates) in namespaces named after their count, and reused by later runs.
+"""
+import json
+import os
+import pathlib
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = pathlib.Path(__file__).resolve().parent
+CLUSTER = HERE.parent / "e2e" / "cluster" / "cluster.py"
+
+# resource, objects (full run), objects (--quick)
+SYNC_CASES = [("configmaps", 10000, 300), ("configmaps", 50000, 600), ("pods", 10000, 200)]
+# label, informerbench flags, extra environment; None is qcm
+SIDES = [
+    ("qcm", None, {}),
+    ("client-go typed JSON (WatchList)", ["-client", "typed"], {}),
+    ("client-go typed JSON, paged list", ["-client", "typed"],
+     {"KUBE_FEATURE_WatchListClient": "false"}),
+    ("client-go typed protobuf", ["-client", "typed", "-protobuf"], {}),
+    ("client-go dynamic JSON", ["-client", "dynamic"], {}),
+]
+BASELINE = "client-go typed JSON (WatchList)"
+PROTOBUF = "client-go typed protobuf"
+LATENCY_RATE = 500.0
+
+
+def log(message):
+    print(f"informer bench: {message}", file=sys.stderr, flush=True)
+
+
+def case_name(resource, count):
+    amount = f"{count // 1000}k" if count % 1000 == 0 else str(count)
+    return f"{amount} ConfigMaps (~1 KB)" if resource == "configmaps" else f"{amount} Pods"
+
+
+def namespace_of(resource, count):
+    return f"bench-{'cm' if resource == 'configmaps' else 'pods'}-{count}"
+
+
+def json_line(output, what):
+    for line in reversed(output.splitlines()):
+        if line.startswith("{"):
+            return json.loads(line)
+    raise SystemExit(f"informer bench: {what} printed no result:\n{output}")
+
+
+def run(args, what, env=None, timeout=900):
+    result = subprocess.run(args, capture_output=True, text=True, env=env, timeout=timeout)
+    if result.returncode != 0:
+        raise SystemExit(f"informer bench: {what} failed ({result.returncode}):\n"
+                         f"{result.stdout}\n{result.stderr}")
+    return json_line(result.stdout, what)
+
+
+class Cluster:
+    def __init__(self, directory, keep):
+        self.dir = pathlib.Path(directory).resolve()
+        self.keep = keep
+        self.started = False
+
+    def __enter__(self):
+        state = self.dir / "cluster.json"
+        if not state.exists():
+            self.started = True
+        subprocess.run([sys.executable, str(CLUSTER), "up", "--dir", str(self.dir)], check=True)
+        self.kubeconfig = str(self.dir / "admin.kubeconfig")
+        return self
+
+    def __exit__(self, *exc):
+        if self.started and not self.keep:
+            subprocess.run([sys.executable, str(CLUSTER), "down", "--dir", str(self.dir)])
+
+
+def build_go(go, out_dir):
+    binary = pathlib.Path(out_dir) / "informerbench"
+    env = dict(os.environ, GOTOOLCHAIN="local", GOFLAGS="-mod=mod")
+    subprocess.run([go, "build", "-o", str(binary), "./informerbench"], cwd=HERE / "go", env=env,
+                   check=True)
+    return str(binary)
+
+
+def sync_once(side, qcm, gobin, kubeconfig, resource, count):
+    label, flags, extra_env = side
+    ns = namespace_of(resource, count)
+    if flags is None:
+        return run([qcm, "sync", "--kubeconfig", kubeconfig, "--namespace", ns, "--resource",
+                    resource, "--expect", str(count)], f"qcm sync {ns}")
+    env = dict(os.environ, **extra_env)
+    return run([gobin, "sync", "-kubeconfig", kubeconfig, "-namespace", ns, "-kind", resource,
+                "-expect", str(count), *flags], f"{label} sync {ns}", env=env)
+
+
+def latency_once(side, qcm, gobin, kubeconfig, count, updates):
+    label, flags, extra_env = side
+    ns = namespace_of("configmaps", count)
+    timeout = int(updates / LATENCY_RATE * 4) + 120
+    if flags is None:
+        args = [qcm, "latency", "--kubeconfig", kubeconfig, "--namespace", ns, "--expect",
+                str(count), "--updates", str(updates), "--timeout", str(timeout)]
+    else:
+        args = [gobin, "latency", "-kubeconfig", kubeconfig, "-namespace", ns, "-expect",
+                str(count), "-updates", str(updates), "-timeout", f"{timeout}s", *flags]
+    env = dict(os.environ, **extra_env)
+    with tempfile.TemporaryFile("w+") as err:
+        process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=err, text=True, env=env)
+        line = process.stdout.readline()
+        if line.strip() != "READY":
+            process.kill()
+            process.wait()
+            err.seek(0)
+            raise SystemExit(f"informer bench: {label} latency did not get ready: {line}{err.read()}")
+        sender = run([gobin, "update", "-kubeconfig", kubeconfig, "-namespace", ns, "-count",
+                      str(count), "-updates", str(updates), "-rate", str(LATENCY_RATE)],
+                     "informerbench update")
+        out, _ = process.communicate(timeout=timeout)
+        if process.returncode != 0:
+            err.seek(0)
+            raise SystemExit(f"informer bench: {label} latency failed: {out}{err.read()}")
+    result = json_line(out, f"{label} latency")
+    result["sentRate"] = sender["rate"]
+    return result
+
+
+def median(runs, key):
+    return statistics.median(r[key] for r in runs)
+
+
+def run_informer(args, print_table):
+    quick = args.quick
+    repetitions = 1 if quick else args.informer_repetitions
+    with tempfile.TemporaryDirectory() as tmp, Cluster(args.cluster_dir, args.keep_cluster) as cluster:
+        gobin = build_go(args.go, tmp)
+        kubeconfig = cluster.kubeconfig
+        cases = [(case_name(resource, n), resource, n) for resource, n in
+                 ((resource, quick_count if quick else count)
+                  for resource, count, quick_count in SYNC_CASES)]
+        latency_count = cases[0][2]
+        for name, resource, count in cases:
+            loaded = run([gobin, "load", "-kubeconfig", kubeconfig, "-namespace",
+                          namespace_of(resource, count), "-kind", resource, "-count", str(count)],
+                         f"load {name}")
+            log(f"{name}: created {loaded['created']} in {loaded['seconds']:.1f} s, "
+                f"{loaded['avgBytes']} bytes per object as served")
+        time.sleep(2 if quick else 10)  # let the apiserver and etcd settle after the load
+
+        # Cold sync: every side in turn, repetitions rounds; medians.
+        sync_results = {}
+        for name, resource, count in cases:
+            sides = [s for s in SIDES if s[0] != PROTOBUF or resource == "pods"]
+            if quick:
+                sides = [s for s in sides if s[0] in ("qcm", BASELINE, PROTOBUF)]
+            for r in range(repetitions):
+                order = sides if r % 2 == 0 else list(reversed(sides))
+                for side in order:
+                    result = sync_once(side, args.qcm_informer, gobin, kubeconfig, resource, count)
+                    sync_results.setdefault((name, side[0]), []).append(result)
+                    log(f"{name} / {side[0]}: sync {result['syncMs']:.0f} ms, peak RSS "
+                        f"{result['peakRssKiB'] / 1024:.0f} MiB")
+
+        # What the server alone needs to send each collection (raw bytes, not decoded).
+        floors = {}
+        for name, resource, count in cases:
+            for protobuf in ([False, True] if resource == "pods" else [False]):
+                for _ in range(repetitions):
+                    floors.setdefault((name, protobuf), []).append(run(
+                        [gobin, "floor", "-kubeconfig", kubeconfig, "-namespace",
+                         namespace_of(resource, count), "-kind", resource]
+                        + (["-protobuf"] if protobuf else []), f"floor {name}"))
+        rows = []
+        for (name, protobuf), runs in floors.items():
+            rows.append((name, "protobuf" if protobuf else "JSON",
+                         median(runs, "listMs") if not protobuf else None,
+                         median(runs, "listGzipMs") if not protobuf else None,
+                         median(runs, "watchListMs"), median(runs, "watchListBytes") / 2**20))
+        print_table([("case", 24, None), ("encoding", 8, None), ("paged list ms", 13, "{:,.0f}"),
+                     ("paged list gzip ms", 18, "{:,.0f}"), ("WatchList ms", 12, "{:,.0f}"),
+                     ("WatchList MiB", 13, "{:,.1f}")], rows, args.markdown)
+        print("(server floor: the time to receive every object as raw bytes over client-go's "
+              "transport, not decoded; medians)")
+        print()
+
+        rows = []
+        for name, resource, count in cases:
+            base = sync_results[(name, BASELINE)]
+            for label, _, _ in SIDES:
+                runs = sync_results.get((name, label))
+                if not runs:
+                    continue
+                sync = median(runs, "syncMs")
+                peak = median(runs, "peakRssKiB") / 1024
+                rows.append((name, label, sync, median(runs, "handlerSyncMs"), peak,
+                             median(runs, "rssKiB") / 1024, median(runs, "cpuSeconds"),
+                             sync / median(base, "syncMs"),
+                             peak / (median(base, "peakRssKiB") / 1024)))
+        print_table([("case", 24, None), ("informer", 34, None), ("sync ms", 9, "{:,.0f}"),
+                     ("handler ms", 10, "{:,.0f}"), ("peak RSS MiB", 12, "{:,.0f}"),
+                     ("RSS at sync MiB", 15, "{:,.0f}"), ("CPU s", 6, "{:.2f}"),
+                     ("sync / typed JSON", 17, "{:.2f}x"), ("peak / typed JSON", 17, "{:.2f}x")],
+                    rows, args.markdown)
+        print(f"(cold sync: medians of {repetitions} run(s); sync = start() until hasSynced, "
+              f"handler = until the handler saw every initial add; peak RSS = VmHWM)")
+        print()
+
+        targets = []
+        for name, resource, count in cases:
+            q = sync_results[(name, "qcm")]
+            for baseline in [BASELINE] + ([PROTOBUF] if resource == "pods" else []):
+                b = sync_results[(name, baseline)]
+                for metric, key, scale in (("sync time", "syncMs", 1), ("peak RSS", "peakRssKiB", 1024)):
+                    qv, bv = median(q, key) / scale, median(b, key) / scale
+                    targets.append((name, metric, baseline, qv, bv, qv / bv, 0.5,
+                                    "yes" if qv / bv <= 0.5 else "NO"))
+
+        # Latency: each side alone, with the same sender, on the 10k ConfigMaps.
+        updates = 200 if quick else int(LATENCY_RATE * args.latency_seconds)
+        latency_sides = [s for s in SIDES if s[0] in ("qcm", BASELINE)
+                         or (not quick and s[0] == "client-go dynamic JSON")]
+        latency_results = {}
+        for r in range(repetitions):
+            order = latency_sides if r % 2 == 0 else list(reversed(latency_sides))
+            for side in order:
+                result = latency_once(side, args.qcm_informer, gobin, kubeconfig, latency_count,
+                                      updates)
+                latency_results.setdefault(side[0], []).append(result)
+                log(f"latency / {side[0]}: p50 {result['p50Ms']:.2f} ms, p99 "
+                    f"{result['p99Ms']:.2f} ms (sent at {result['sentRate']:.0f}/s)")
+        rows = []
+        for label, _, _ in latency_sides:
+            runs = latency_results[label]
+            rows.append((label, median(runs, "p50Ms"), median(runs, "p90Ms"), median(runs, "p99Ms"),
+                         median(runs, "maxMs"), median(runs, "cpuSeconds"), median(runs, "sentRate")))
+        print_table([("informer", 34, None), ("p50 ms", 8, "{:.2f}"), ("p90 ms", 8, "{:.2f}"),
+                     ("p99 ms", 8, "{:.2f}"), ("max ms", 8, "{:.1f}"), ("CPU s", 6, "{:.2f}"),
+                     ("sent/s", 7, "{:.0f}")], rows, args.markdown)
+        print(f"(watch event -> handler: {updates} updates at {LATENCY_RATE:.0f}/s over "
+              f"{latency_count} ConfigMaps, latency = handler clock - send time in the object; "
+              f"medians of {repetitions} run(s); CPU s = the informer process during the updates)")
+        print()
+        q, b = latency_results["qcm"], latency_results[BASELINE]
+        for metric, key in (("latency p50", "p50Ms"), ("latency p99", "p99Ms")):
+            qv, bv = median(q, key), median(b, key)
+            targets.append((f"{cases[0][0].split(' ')[0]} ConfigMaps, 500/s", metric, BASELINE, qv, bv, qv / bv, 1.0,
+                            "yes" if qv <= bv else "NO"))
+        print_table([("case", 24, None), ("metric", 11, None), ("against", 32, None),
+                     ("qcm", 9, "{:,.2f}"), ("client-go", 9, "{:,.2f}"), ("qcm / client-go", 15, "{:.2f}x"),
+                     ("target", 6, "<={:.1f}x"), ("met", 3, None)], targets, args.markdown)
+        print("(ms and MiB; qcm / client-go below the target is better"
+              f"{'; --quick: not for the record' if quick else ''})")
+    return []
