@@ -506,9 +506,11 @@ void tst_LeaderElector::leaderElectionHealthChecker()
     QVERIFY(elector.ok());
     if (withElector) {
         auto &d = Harness::d(**elector);
-        std::lock_guard guard(d.mutex);
-        d.observedRecord = testing::holder(holder);
-        d.observedTime = clock.now();
+        {
+            std::lock_guard guard(d.mutex);
+            d.observedRecord = testing::holder(holder);
+            d.observedTime = clock.now();
+        }
         clock.step(std::chrono::seconds(secondsSinceObserved));
         adaptor.setLeaderElection(elector->get());
     }
@@ -539,7 +541,10 @@ void tst_LeaderElector::checkMethodRace()
         }
     });
     h.elector->run();
-    for (int i = 0; i < 200; ++i) {
+    // Step time until the reader has overlapped with many steps (it may start late).
+    QElapsedTimer elapsed;
+    elapsed.start();
+    for (int i = 0; i < 200 || (checks < 2000 && elapsed.elapsed() < 20000); ++i) {
         h.advance(500ms);
         if (i % 50 == 25)
             h.lock->writeByOther(holder(QStringLiteral("other"), 2)); // lose it now and then
