@@ -25,11 +25,6 @@ void dedupDeltas(Deltas &deltas)
 
 } // namespace
 
-QString DeltaFifo::closedError()
-{
-    return QStringLiteral("DeltaFIFO: manipulating with closed queue");
-}
-
 DeltaFifo::DeltaFifo() : DeltaFifo(Options {}) { }
 
 DeltaFifo::DeltaFifo(Options options) : m_options(std::move(options))
@@ -73,8 +68,10 @@ std::optional<Error> DeltaFifo::queueActionLocked(
         it = m_items.insert(*key, {});
     it->append(std::move(delta));
     dedupDeltas(*it);
-    if (isNew)
+    if (isNew) {
         m_queue.push_back(*key);
+        m_options.metrics.setQueuedItems(m_queue.size());
+    }
     m_changed.notify_all();
     return std::nullopt;
 }
@@ -215,8 +212,10 @@ Result<Deltas> DeltaFifo::pop(const Process &process)
             continue; // cannot happen: every queued key has items
         Deltas deltas = std::move(*it);
         m_items.erase(it);
+        m_options.metrics.setQueuedItems(m_queue.size());
         if (process) {
-            if (auto error = process(deltas, isInInitialList))
+            if (auto error = m_options.metrics.timeProcessing(
+                    [&] { return process(deltas, isInInitialList); }))
                 return *error;
         }
         return deltas;

@@ -34,7 +34,7 @@ bool isConnectionRefused(const Status &status)
 
 } // namespace
 
-Reflector::Reflector(ListerWatcher *listerWatcher, DeltaFifo *store, Options options)
+Reflector::Reflector(ListerWatcher *listerWatcher, Queue *store, Options options)
     : m_listerWatcher(listerWatcher)
     , m_store(store)
     , m_options(std::move(options))

@@ -1,5 +1,8 @@
 #include <qcm/cache/sharedindexinformer.h>
 
+#include <qcm/cache/deltafifo.h>
+#include <qcm/cache/realfifo.h>
+
 #include "../core/deleteinownthread_p.h"
 
 #include <QtCore/QEventLoop>
@@ -188,6 +191,7 @@ void SharedIndexInformer::handleDeltas(const Deltas &deltas, bool isInInitialLis
             } else {
                 const Object &object = std::get<Object>(delta.object);
                 m_indexer.remove(object);
+                recordStoreResourceVersion(object);
                 distributeDelete(object, false);
             }
             continue;
@@ -201,7 +205,18 @@ void SharedIndexInformer::handleDeltas(const Deltas &deltas, bool isInInitialLis
             m_indexer.add(object);
             distributeAdd(object, isInInitialList);
         }
+        recordStoreResourceVersion(object);
     }
+}
+
+// client-go's threadSafeMap records the resourceVersion of every object it stores or deletes
+// (tombstones carry none).
+void SharedIndexInformer::recordStoreResourceVersion(const Object &object)
+{
+    if (!m_storeResourceVersion)
+        return;
+    if (const std::optional<double> value = resourceVersionForMetrics(object.resourceVersion()))
+        m_storeResourceVersion->set(*value);
 }
 
 void SharedIndexInformer::processLoop()
@@ -222,15 +237,30 @@ void SharedIndexInformer::start()
     if (m_started)
         return;
     m_started = true;
-    DeltaFifo::Options fifoOptions;
-    fifoOptions.knownObjects = &m_indexer;
-    fifoOptions.emitDeltaTypeReplaced = true;
-    fifoOptions.transformer = m_transform;
-    fifoOptions.onSynced = [this] {
+    const auto onSynced = [this] {
         m_synced = true;
         emit synced();
     };
-    m_fifo = std::make_unique<DeltaFifo>(fifoOptions);
+    const FifoMetrics fifoMetrics
+        = FifoMetrics::create(m_options.identifier, m_options.metricsProvider);
+    if (m_options.queue == Options::QueueKind::DeltaFifo) {
+        DeltaFifo::Options fifoOptions;
+        fifoOptions.knownObjects = &m_indexer;
+        fifoOptions.emitDeltaTypeReplaced = true;
+        fifoOptions.transformer = m_transform;
+        fifoOptions.onSynced = onSynced;
+        fifoOptions.metrics = fifoMetrics;
+        m_fifo = std::make_unique<DeltaFifo>(fifoOptions);
+    } else {
+        RealFifo::Options fifoOptions;
+        fifoOptions.knownObjects = &m_indexer;
+        fifoOptions.transformer = m_transform;
+        fifoOptions.onSynced = onSynced;
+        fifoOptions.metrics = fifoMetrics;
+        m_fifo = std::make_unique<RealFifo>(fifoOptions);
+    }
+    m_storeResourceVersion
+        = newStoreResourceVersionGauge(m_options.identifier, m_options.metricsProvider);
     Reflector::Options reflectorOptions;
     reflectorOptions.resyncPeriod = m_checkPeriod;
     reflectorOptions.clock = m_clock;

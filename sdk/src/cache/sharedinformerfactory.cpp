@@ -44,6 +44,9 @@ SharedIndexInformer *SharedInformerFactory::informerFor(
         SharedIndexInformer::Options informerOptions;
         informerOptions.resyncPeriod = m_defaultResync;
         informerOptions.clock = m_clock;
+        if (m_informerName)
+            informerOptions.identifier = m_informerName->withResource(resource);
+        informerOptions.metricsProvider = m_metricsProvider;
         entry.informer
             = std::make_unique<SharedIndexInformer>(entry.listerWatcher.get(), informerOptions);
         it = m_informers.emplace(key, std::move(entry)).first;
@@ -51,6 +54,14 @@ SharedIndexInformer *SharedInformerFactory::informerFor(
             it->second.informer->start();
     }
     return it->second.informer.get();
+}
+
+void SharedInformerFactory::setInformerName(
+    std::shared_ptr<InformerName> name, InformerMetricsProvider *provider)
+{
+    std::lock_guard lock(m_mutex);
+    m_informerName = std::move(name);
+    m_metricsProvider = provider;
 }
 
 void SharedInformerFactory::start()

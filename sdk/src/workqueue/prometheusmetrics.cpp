@@ -1,9 +1,14 @@
 #include <qcm/workqueue/prometheusmetrics.h>
 
+#include "metricadapters_p.h"
+
 namespace qcm::workqueue {
 
 namespace {
 
+using detail::CounterAdapter;
+using detail::GaugeAdapter;
+using detail::HistogramAdapter;
 using metrics::Labels;
 
 // component-base: metrics.ExponentialBuckets(10e-9, 10, 10).
@@ -17,38 +22,6 @@ Labels nameLabel(const QString &name)
 {
     return {{QStringLiteral("name"), name}};
 }
-
-class Gauge final : public GaugeMetric, public SettableGaugeMetric
-{
-public:
-    explicit Gauge(metrics::Gauge &gauge) : m_gauge(gauge) { }
-    void inc() override { m_gauge.increment(); }
-    void dec() override { m_gauge.decrement(); }
-    void set(double value) override { m_gauge.set(value); }
-
-private:
-    metrics::Gauge &m_gauge;
-};
-
-class Counter final : public CounterMetric
-{
-public:
-    explicit Counter(metrics::Counter &counter) : m_counter(counter) { }
-    void inc() override { m_counter.increment(); }
-
-private:
-    metrics::Counter &m_counter;
-};
-
-class Histogram final : public HistogramMetric
-{
-public:
-    explicit Histogram(metrics::Histogram &histogram) : m_histogram(histogram) { }
-    void observe(double value) override { m_histogram.observe(value); }
-
-private:
-    metrics::Histogram &m_histogram;
-};
 
 } // namespace
 
@@ -79,40 +52,41 @@ PrometheusMetricsProvider::PrometheusMetricsProvider(metrics::Registry &registry
 
 std::unique_ptr<GaugeMetric> PrometheusMetricsProvider::newDepthMetric(const QString &name)
 {
-    return std::make_unique<Gauge>(m_depth.add(nameLabel(name)));
+    return std::make_unique<GaugeAdapter>(m_depth.add(nameLabel(name)));
 }
 
 std::unique_ptr<CounterMetric> PrometheusMetricsProvider::newAddsMetric(const QString &name)
 {
-    return std::make_unique<Counter>(m_adds.add(nameLabel(name)));
+    return std::make_unique<CounterAdapter>(m_adds.add(nameLabel(name)));
 }
 
 std::unique_ptr<HistogramMetric> PrometheusMetricsProvider::newLatencyMetric(const QString &name)
 {
-    return std::make_unique<Histogram>(m_latency.add(nameLabel(name), durationBuckets()));
+    return std::make_unique<HistogramAdapter>(m_latency.add(nameLabel(name), durationBuckets()));
 }
 
 std::unique_ptr<HistogramMetric> PrometheusMetricsProvider::newWorkDurationMetric(
     const QString &name)
 {
-    return std::make_unique<Histogram>(m_workDuration.add(nameLabel(name), durationBuckets()));
+    return std::make_unique<HistogramAdapter>(
+        m_workDuration.add(nameLabel(name), durationBuckets()));
 }
 
 std::unique_ptr<SettableGaugeMetric> PrometheusMetricsProvider::newUnfinishedWorkSecondsMetric(
     const QString &name)
 {
-    return std::make_unique<Gauge>(m_unfinishedWorkSeconds.add(nameLabel(name)));
+    return std::make_unique<GaugeAdapter>(m_unfinishedWorkSeconds.add(nameLabel(name)));
 }
 
 std::unique_ptr<SettableGaugeMetric>
 PrometheusMetricsProvider::newLongestRunningProcessorSecondsMetric(const QString &name)
 {
-    return std::make_unique<Gauge>(m_longestRunningProcessor.add(nameLabel(name)));
+    return std::make_unique<GaugeAdapter>(m_longestRunningProcessor.add(nameLabel(name)));
 }
 
 std::unique_ptr<CounterMetric> PrometheusMetricsProvider::newRetriesMetric(const QString &name)
 {
-    return std::make_unique<Counter>(m_retries.add(nameLabel(name)));
+    return std::make_unique<CounterAdapter>(m_retries.add(nameLabel(name)));
 }
 
 } // namespace qcm::workqueue

@@ -1,4 +1,5 @@
 // e2e: a Reflector, and a SharedIndexInformer, kept in step with a real apiserver.
+#include <qcm/cache/deltafifo.h>
 #include <qcm/cache/indexer.h>
 #include <qcm/cache/reflector.h>
 #include <qcm/cache/sharedindexinformer.h>

@@ -2,6 +2,8 @@
 // and carrying a "val" (testFifoObject there).
 #include <qcm/cache/deltafifo.h>
 
+#include "fifotestsupport.h"
+
 #include <QtTest/QtTest>
 
 #include <atomic>
@@ -11,48 +13,7 @@ using namespace qcm::cache;
 
 namespace {
 
-Object obj(const QString &name, int val)
-{
-    Object o;
-    o.setName(name);
-    o.json().insert(QStringLiteral("val"), val);
-    return o;
-}
-
-int val(const Object &o)
-{
-    return o.json().value(QStringLiteral("val")).toInt();
-}
-
-// testFifoObjectKeyFunc: the name alone.
-qcm::Result<QString> nameKey(const Object &o)
-{
-    return o.name();
-}
-
-// literalListerGetter: a fixed store of known objects.
-class Known : public KeyListerGetter
-{
-public:
-    explicit Known(QList<Object> objects = {}) : m_objects(std::move(objects)) { }
-    QStringList listKeys() const override
-    {
-        QStringList keys;
-        for (const Object &o : m_objects)
-            keys << o.name();
-        return keys;
-    }
-    std::optional<Object> getByKey(const QString &key) const override
-    {
-        for (const Object &o : m_objects)
-            if (o.name() == key)
-                return o;
-        return std::nullopt;
-    }
-
-private:
-    QList<Object> m_objects;
-};
+using namespace fifotest;
 
 DeltaFifo::Options options(const KeyListerGetter *known = nullptr, bool replaced = false)
 {
@@ -61,22 +22,6 @@ DeltaFifo::Options options(const KeyListerGetter *known = nullptr, bool replaced
     o.knownObjects = known;
     o.emitDeltaTypeReplaced = replaced;
     return o;
-}
-
-// "Added foo=10, Deleted DFSU(bar) bar=6": a Deltas in one line, for comparisons.
-QString text(const Deltas &deltas)
-{
-    QStringList out;
-    for (const Delta &d : deltas) {
-        QString s = QString::fromLatin1(deltaTypeName(d.type)) + QLatin1Char(' ');
-        if (const auto *t = std::get_if<DeletedFinalStateUnknown>(&d.object))
-            s += QStringLiteral("DFSU(%1) ").arg(t->key);
-        const Object &o = d.lastKnown();
-        s += o.isEmpty() ? QStringLiteral("<none>")
-                         : QStringLiteral("%1=%2").arg(o.name()).arg(val(o));
-        out << s;
-    }
-    return out.join(QStringLiteral(", "));
 }
 
 Deltas pop(DeltaFifo &f)
@@ -436,20 +381,7 @@ void tst_DeltaFifo::hasSynced()
 void tst_DeltaFifo::popShouldUnblockWhenClosed()
 {
     DeltaFifo f(options());
-    std::atomic<int> closedErrors {0};
-    std::vector<std::thread> poppers;
-    for (int i = 0; i < 10; ++i) {
-        poppers.emplace_back([&] {
-            auto result = f.pop({});
-            if (!result && result.error().reason == DeltaFifo::closedError())
-                ++closedErrors;
-        });
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    f.close();
-    for (auto &t : poppers)
-        t.join();
-    QCOMPARE(closedErrors.load(), 10);
+    QCOMPARE(popsReleasedByClose(f, 10), 10);
     QVERIFY(f.isClosed());
 }
 

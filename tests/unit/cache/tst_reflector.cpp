@@ -1,5 +1,6 @@
 // Reflector: client-go's reflector_test.go behaviours, against a fake ListerWatcher and a
 // FakeClock. The reflector runs on its own thread; QTRY waits for it to reach each step.
+#include <qcm/cache/deltafifo.h>
 #include <qcm/cache/indexer.h>
 #include <qcm/cache/reflector.h>
 #include <qcm/fakeclock.h>

@@ -1,4 +1,4 @@
-// Delta and DeletedFinalStateUnknown: what a DeltaFifo queues (client-go's cache.Delta).
+// Delta and DeletedFinalStateUnknown: what informer queues hold (client-go's cache.Delta).
 //
 // A delta's object is either the object itself or a DeletedFinalStateUnknown tombstone: the
 // object was deleted while the watch was down, so its final state is unknown and the tombstone

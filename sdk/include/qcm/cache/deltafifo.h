@@ -20,8 +20,10 @@
 #pragma once
 
 #include <qcm/cache/delta.h>
+#include <qcm/cache/informermetrics.h>
 #include <qcm/cache/keylistergetter.h>
 #include <qcm/cache/keys.h>
+#include <qcm/cache/queue.h>
 
 #include <condition_variable>
 #include <deque>
@@ -29,7 +31,7 @@
 
 namespace qcm::cache {
 
-class QCM_SDK_EXPORT DeltaFifo
+class QCM_SDK_EXPORT DeltaFifo : public Queue
 {
 public:
     struct Options
@@ -40,6 +42,8 @@ public:
         std::function<Result<Object>(Object)> transformer;
         // Called once, under the FIFO's lock, when hasSynced() turns true. Keep it short.
         std::function<void()> onSynced;
+        // Queued items counts queued keys (client-go's DeltaFIFO records none).
+        FifoMetrics metrics;
     };
 
     DeltaFifo();
@@ -47,29 +51,26 @@ public:
     DeltaFifo(const DeltaFifo &) = delete;
     DeltaFifo &operator=(const DeltaFifo &) = delete;
 
-    std::optional<Error> add(const Object &object);
-    std::optional<Error> update(const Object &object);
+    std::optional<Error> add(const Object &object) override;
+    std::optional<Error> update(const Object &object) override;
     // client-go's Delete.
-    std::optional<Error> remove(const Object &object);
-    std::optional<Error> replace(const QList<Object> &list, const QString &resourceVersion = {});
-    std::optional<Error> resync();
+    std::optional<Error> remove(const Object &object) override;
+    std::optional<Error> replace(
+        const QList<Object> &list, const QString &resourceVersion = {}) override;
+    std::optional<Error> resync() override;
 
     // The deltas of the oldest queued key, passed to `process` (with isInInitialList) under
     // the lock and then returned. Blocks while the queue is empty; an error once it is closed.
-    using Process = std::function<std::optional<Error>(const Deltas &, bool isInInitialList)>;
-    Result<Deltas> pop(const Process &process);
-    void close();
-    bool isClosed() const;
-    bool hasSynced() const;
+    Result<Deltas> pop(const Process &process) override;
+    void close() override;
+    bool isClosed() const override;
+    bool hasSynced() const override;
 
     // The newest object of every queued key.
     QList<Object> list() const;
     QStringList listKeys() const;
     std::optional<Deltas> getByKey(const QString &key) const;
     Result<QString> keyOf(const Delta &delta) const;
-
-    // The error pop() returns once closed (client-go's ErrFIFOClosed).
-    static QString closedError();
 
 private:
     std::optional<Error> queueActionLocked(DeltaType type, DeltaType internalType,

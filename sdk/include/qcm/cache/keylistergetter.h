@@ -1,4 +1,4 @@
-// KeyListerGetter: what a DeltaFifo needs of the informer's store ("knownObjects").
+// KeyListerGetter: what informer queues need of the informer's store ("knownObjects").
 //
 // Thread safety: implementations must be safe to call from the FIFO's callers' threads.
 #pragma once

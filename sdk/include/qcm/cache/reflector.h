@@ -1,5 +1,5 @@
-// Reflector: keeps a DeltaFifo in step with the server by listing and watching one resource
-// (client-go's cache.Reflector and its ListAndWatch).
+// Reflector: keeps an informer queue (Queue) in step with the server by listing and watching one
+// resource (client-go's cache.Reflector and its ListAndWatch).
 //
 //   * The first list asks for resourceVersion "0" (the apiserver's cache); later lists ask
 //     for the last synced version; after 410 Expired or "too large resource version" the
@@ -20,8 +20,8 @@
 // any thread.
 #pragma once
 
-#include <qcm/cache/deltafifo.h>
 #include <qcm/cache/listerwatcher.h>
+#include <qcm/cache/queue.h>
 
 #include <atomic>
 #include <functional>
@@ -47,7 +47,7 @@ public:
         std::function<bool()> shouldResync;
     };
 
-    Reflector(ListerWatcher *listerWatcher, DeltaFifo *store, Options options);
+    Reflector(ListerWatcher *listerWatcher, Queue *store, Options options);
     ~Reflector();
 
     // Lists and watches until stop().
@@ -67,7 +67,7 @@ private:
     void setLastSync(const QString &resourceVersion);
 
     ListerWatcher *const m_listerWatcher;
-    DeltaFifo *const m_store;
+    Queue *const m_store;
     Options m_options;
     Clock *m_clock;
     std::mt19937_64 m_random;

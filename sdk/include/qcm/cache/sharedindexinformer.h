@@ -2,20 +2,23 @@
 // handlers (client-go's cache.SharedIndexInformer).
 //
 // start() runs a Reflector and a processing loop on two threads of the informer's own. The
-// loop pops the DeltaFifo, updates the Indexer and notifies every handler: Sync, Replaced,
+// loop pops the queue (a RealFifo by default, as in client-go since 1.33, or a DeltaFifo:
+// Options::queue), updates the Indexer and notifies every handler: Sync, Replaced,
 // Added and Updated become onUpdate(old, new) for a key in the cache and onAdd otherwise;
 // Deleted becomes onDelete. An update whose resourceVersion did not change is a resync and
 // goes only to handlers whose own resync period is due (periods are at least 1 s, and never
 // below the informer's check period once started). A handler added after start is replayed
 // the cache as adds with isInInitialList. Each handler gets its notifications through its
 // receiver's event loop, so a slow handler never blocks the informer or the others.
-// setTransform() and setWatchErrorHandler() are refused once started.
+// setTransform() and setWatchErrorHandler() are refused once started. With a reserved
+// Options::identifier the informer records client-go's informer metrics (informermetrics.h).
 //
 // Thread safety: every method is safe from any thread. synced() is emitted once, from the
 // informer's processing thread.
 #pragma once
 
 #include <qcm/cache/indexer.h>
+#include <qcm/cache/informermetrics.h>
 #include <qcm/cache/lister.h>
 #include <qcm/cache/reflector.h>
 #include <qcm/cache/resourceeventhandler.h>
@@ -38,6 +41,10 @@ public:
         Indexers indexers {{NamespaceIndex, metaNamespaceIndexFunc}};
         Clock *clock = nullptr;
         int pageSize = 500;
+        enum class QueueKind { RealFifo, DeltaFifo };
+        QueueKind queue = QueueKind::RealFifo;
+        InformerNameAndResource identifier; // metrics are recorded only if reserved
+        InformerMetricsProvider *metricsProvider = nullptr; // null: the global provider
     };
 
     SharedIndexInformer(ListerWatcher *listerWatcher, Options options, QObject *parent = nullptr);
@@ -70,6 +77,7 @@ private:
     void distributeUpdate(
         const client::Object &oldObject, const client::Object &newObject, bool isSync);
     void distributeDelete(const client::Object &object, bool finalStateUnknown);
+    void recordStoreResourceVersion(const client::Object &object);
     template<typename F>
     void post(const std::shared_ptr<HandlerRegistration> &registration, F &&deliver);
     bool shouldResync();
@@ -78,7 +86,8 @@ private:
     Options m_options;
     Clock *m_clock;
     Indexer m_indexer;
-    std::unique_ptr<DeltaFifo> m_fifo;
+    std::unique_ptr<Queue> m_fifo;
+    std::unique_ptr<SettableGaugeMetric> m_storeResourceVersion; // null: not recorded
     std::unique_ptr<Reflector> m_reflector;
     std::function<Result<client::Object>(client::Object)> m_transform;
     std::function<void(const client::Status &)> m_watchErrorHandler;

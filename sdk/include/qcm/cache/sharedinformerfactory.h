@@ -43,6 +43,12 @@ public:
     SharedIndexInformer *informerFor(const client::GroupVersionResource &resource);
     SharedIndexInformer *informerFor(
         const client::GroupVersionResource &resource, const InformerOptions &options);
+    // client-go's WithInformerName: informers created afterwards register their resource under
+    // `name` and record informer metrics into `provider` (null: the global provider). The
+    // first informer of a resource gets the metrics; others for the same resource (other
+    // namespaces or selectors) record none, as in client-go.
+    void setInformerName(
+        std::shared_ptr<InformerName> name, InformerMetricsProvider *provider = nullptr);
     void start();
     // Waits (on the informers' synced() signals) until every started informer has synced.
     bool waitForCacheSync(Duration timeout);
@@ -62,6 +68,8 @@ private:
     mutable std::mutex m_mutex;
     std::map<Key, Entry> m_informers; // guarded by m_mutex
     bool m_started = false; // guarded by m_mutex
+    std::shared_ptr<InformerName> m_informerName; // guarded by m_mutex
+    InformerMetricsProvider *m_metricsProvider = nullptr; // guarded by m_mutex
 };
 
 } // namespace qcm::cache
