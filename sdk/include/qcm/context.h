@@ -1,0 +1,83 @@
+// ControllerContext: everything the host hands a controller plugin when it creates its
+// Controller (ControllerPlugin::create, plugin.h).
+//
+//   controllerName()     the plugin's name from its metadata; names metrics, logs, the queue
+//   informerFactory()    the host's shared informers: ask it for every informer, so that two
+//                        controllers watching the same resource share one list+watch
+//   restClient()         the host's REST client (blocking calls are safe from workers)
+//   metricsRegistry()    the process's metrics, served on /metrics
+//   logCategory()        "qcm.controller.<name>", for qCDebug/qCInfo/qCWarning
+//   settings()           the free-form `settings` map of controller-manager.yaml for this
+//                        controller, as QVariants: YAML maps become QVariantMap, sequences
+//                        QVariantList, and plain scalars bool, qint64, double or QString by
+//                        YAML 1.2's core schema (a quoted scalar stays a string)
+//   workers()            how many reconciles may run at once (>= 1)
+//   resyncPeriod()       how often handlers get every cached object again; zero: never
+//   clock()              the time source (Clock::system(); tests pass a FakeClock)
+//
+// The host fills a context in with the setters; plugins only read it. Any pointer may be null
+// in a unit test that does not need it; the host sets all of them.
+//
+// Thread safety: a value (copies share their data). Reading is safe from any thread; the
+// setters are for whoever builds the context, before handing it over.
+#pragma once
+
+#include <qcm/clock.h>
+#include <qcm/global.h>
+
+#include <QtCore/QString>
+#include <QtCore/QVariantMap>
+
+#include <memory>
+
+QT_BEGIN_NAMESPACE
+class QLoggingCategory;
+QT_END_NAMESPACE
+
+namespace qcm {
+
+namespace cache {
+class SharedInformerFactory;
+}
+namespace client {
+class RestClient;
+}
+namespace metrics {
+class Registry;
+}
+
+class QCM_SDK_EXPORT ControllerContext
+{
+public:
+    explicit ControllerContext(const QString &controllerName = {});
+    ControllerContext(const ControllerContext &other);
+    ControllerContext &operator=(const ControllerContext &other);
+    ~ControllerContext();
+
+    QString controllerName() const;
+    cache::SharedInformerFactory *informerFactory() const;
+    client::RestClient *restClient() const;
+    metrics::Registry *metricsRegistry() const;
+    const QLoggingCategory &logCategory() const;
+    QVariantMap settings() const;
+    int workers() const;
+    Duration resyncPeriod() const;
+    Clock *clock() const;
+
+    void setInformerFactory(cache::SharedInformerFactory *factory);
+    void setRestClient(client::RestClient *client);
+    void setMetricsRegistry(metrics::Registry *registry);
+    void setSettings(const QVariantMap &settings);
+    // Values below 1 are raised to 1.
+    void setWorkers(int workers);
+    void setResyncPeriod(Duration period);
+    // Null means Clock::system().
+    void setClock(Clock *clock);
+
+private:
+    struct Private;
+    void detach();
+    std::shared_ptr<Private> d;
+};
+
+} // namespace qcm

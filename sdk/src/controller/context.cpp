@@ -1,0 +1,140 @@
+#include <qcm/context.h>
+
+#include <QtCore/QLoggingCategory>
+
+namespace qcm {
+
+namespace {
+
+// A logging category owns no copy of its name: the name lives beside it.
+struct NamedCategory
+{
+    explicit NamedCategory(const QString &controllerName)
+        : name(QByteArrayLiteral("qcm.controller.")
+            + (controllerName.isEmpty() ? QByteArrayLiteral("unnamed") : controllerName.toUtf8()))
+        , category(name.constData())
+    { }
+
+    const QByteArray name;
+    QLoggingCategory category;
+};
+
+} // namespace
+
+struct ControllerContext::Private
+{
+    QString controllerName;
+    std::shared_ptr<const NamedCategory> logCategory;
+    cache::SharedInformerFactory *informerFactory = nullptr;
+    client::RestClient *restClient = nullptr;
+    metrics::Registry *metricsRegistry = nullptr;
+    QVariantMap settings;
+    int workers = 1;
+    Duration resyncPeriod {0};
+    Clock *clock = nullptr;
+};
+
+ControllerContext::ControllerContext(const QString &controllerName) : d(std::make_shared<Private>())
+{
+    d->controllerName = controllerName;
+    d->logCategory = std::make_shared<const NamedCategory>(controllerName);
+}
+
+ControllerContext::ControllerContext(const ControllerContext &other) = default;
+ControllerContext &ControllerContext::operator=(const ControllerContext &other) = default;
+ControllerContext::~ControllerContext() = default;
+
+void ControllerContext::detach()
+{
+    if (d.use_count() > 1)
+        d = std::make_shared<Private>(*d);
+}
+
+QString ControllerContext::controllerName() const
+{
+    return d->controllerName;
+}
+
+cache::SharedInformerFactory *ControllerContext::informerFactory() const
+{
+    return d->informerFactory;
+}
+
+client::RestClient *ControllerContext::restClient() const
+{
+    return d->restClient;
+}
+
+metrics::Registry *ControllerContext::metricsRegistry() const
+{
+    return d->metricsRegistry;
+}
+
+const QLoggingCategory &ControllerContext::logCategory() const
+{
+    return d->logCategory->category;
+}
+
+QVariantMap ControllerContext::settings() const
+{
+    return d->settings;
+}
+
+int ControllerContext::workers() const
+{
+    return d->workers;
+}
+
+Duration ControllerContext::resyncPeriod() const
+{
+    return d->resyncPeriod;
+}
+
+Clock *ControllerContext::clock() const
+{
+    return d->clock ? d->clock : Clock::system();
+}
+
+void ControllerContext::setInformerFactory(cache::SharedInformerFactory *factory)
+{
+    detach();
+    d->informerFactory = factory;
+}
+
+void ControllerContext::setRestClient(client::RestClient *client)
+{
+    detach();
+    d->restClient = client;
+}
+
+void ControllerContext::setMetricsRegistry(metrics::Registry *registry)
+{
+    detach();
+    d->metricsRegistry = registry;
+}
+
+void ControllerContext::setSettings(const QVariantMap &settings)
+{
+    detach();
+    d->settings = settings;
+}
+
+void ControllerContext::setWorkers(int workers)
+{
+    detach();
+    d->workers = std::max(1, workers);
+}
+
+void ControllerContext::setResyncPeriod(Duration period)
+{
+    detach();
+    d->resyncPeriod = std::max(Duration::zero(), period);
+}
+
+void ControllerContext::setClock(Clock *clock)
+{
+    detach();
+    d->clock = clock;
+}
+
+} // namespace qcm
