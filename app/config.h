@@ -1,0 +1,81 @@
+// ControllerManagerConfig: what qcm runs with, read from controller-manager.yaml and then
+// overridden by command-line flags (options.h).
+//
+// The file is parsed strictly: malformed YAML, an unknown or repeated field, a value of the
+// wrong type, a bad duration or number is an Error naming the file, the field and the
+// reason with its line and column, and nothing starts on a half-read configuration. The
+// fields, their defaults and the kube-controller-manager flags they mirror are documented in
+// docs/host.md.
+//
+// Thread safety: plain values.
+#pragma once
+
+#include <qcm/clock.h>
+#include <qcm/result.h>
+
+#include <QtCore/QMap>
+#include <QtCore/QStringList>
+#include <QtCore/QVariantMap>
+
+#include <optional>
+
+namespace qcm::host {
+
+using namespace std::chrono_literals;
+
+// Where a value came from, for messages: a flag ("--controllers") or a file position.
+struct Origin
+{
+    QString file; // empty for a flag
+    QString field; // "controllers", "controllerConfig.foo", "--controllers"
+    QString position; // " (line 3, column 14)", or empty
+
+    Error error(const QString &reason) const { return Error {file, field, reason + position}; }
+};
+
+// component-base's LeaderElectionConfiguration, with kube-controller-manager's defaults.
+struct LeaderElectionConfig
+{
+    bool leaderElect = true;
+    Duration leaseDuration = 15s;
+    Duration renewDeadline = 10s;
+    Duration retryPeriod = 2s;
+    QString resourceLock = QStringLiteral("leases");
+    QString resourceName = QStringLiteral("qcm");
+    QString resourceNamespace = QStringLiteral("kube-system");
+};
+
+// One controller's entry under controllerConfig.
+struct ControllerConfig
+{
+    std::optional<int> workers; // default 1
+    std::optional<Duration> resyncPeriod; // default: random in [minResyncPeriod, 2x)
+    QVariantMap settings; // handed to the plugin as is
+    Origin origin;
+};
+
+struct ControllerManagerConfig
+{
+    QString file; // the file it was read from; empty when there is none
+    QString kubeconfig;
+    QString master;
+    double kubeApiQps = 20; // kube-controller-manager's defaults
+    int kubeApiBurst = 30;
+    QStringList pluginDirs;
+    QStringList controllers {QStringLiteral("*")};
+    Origin controllersOrigin {{}, QStringLiteral("controllers"), {}};
+    LeaderElectionConfig leaderElection;
+    QString bindAddress = QStringLiteral("0.0.0.0");
+    int securePort = 10257; // 0 serves nothing
+    Duration controllerShutdownTimeout = 10s;
+    Duration minResyncPeriod = 12h;
+    QMap<QString, ControllerConfig> controllerConfig;
+};
+
+// Parses one document. `file` names it in errors; relative paths in it (kubeconfig,
+// pluginDirs) are taken relative to the file's directory.
+Result<ControllerManagerConfig> parseConfig(const QByteArray &yaml, const QString &file);
+// Reads and parses a file; a file that cannot be read is an error.
+Result<ControllerManagerConfig> loadConfig(const QString &file);
+
+} // namespace qcm::host

@@ -1,0 +1,271 @@
+// The real qcm binary: bad configuration and flags stop it with a precise message before
+// anything starts, --list-plugins shows every plugin with its state and error, and a host
+// run loads the good plugins, refuses the broken ones and shuts down cleanly on SIGTERM.
+// (Against no API server: the informers keep retrying, which is all this test needs; the e2e
+// test runs qcm against the real one.)
+#include <qcm/version.h>
+
+#include <QtCore/QProcess>
+#include <QtCore/QTemporaryDir>
+#include <QtNetwork/QTcpServer>
+#include <QtTest/QtTest>
+
+#include <csignal>
+
+class tst_QcmBinary : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void initTestCase();
+    void helpAndVersion();
+    void configErrorsStopTheHost_data();
+    void configErrorsStopTheHost();
+    void badFlag();
+    void noClusterConfiguration();
+    void listPlugins();
+    void runsAndStopsOnSigterm();
+
+private:
+    struct Run
+    {
+        int exitCode = -1;
+        QString out;
+        QString err;
+    };
+    Run qcm(const QStringList &arguments);
+    QString writeConfig(const QByteArray &yaml);
+    QString pluginDir(const QStringList &fixtures);
+
+    QTemporaryDir m_dir;
+    int m_dirs = 0;
+};
+
+namespace {
+
+QString fixture(const QString &name)
+{
+    return QStringLiteral(QCM_FIXTURE_PLUGIN_DIR "/lib%1.so").arg(name);
+}
+
+// A local port where nothing listens.
+quint16 unusedPort()
+{
+    QTcpServer server;
+    server.listen(QHostAddress::LocalHost);
+    return server.serverPort(); // closed again when `server` goes
+}
+
+} // namespace
+
+void tst_QcmBinary::initTestCase()
+{
+    QVERIFY(m_dir.isValid());
+    QVERIFY(QFileInfo::exists(QStringLiteral(QCM_BINARY)));
+}
+
+tst_QcmBinary::Run tst_QcmBinary::qcm(const QStringList &arguments)
+{
+    QProcess p;
+    p.start(QStringLiteral(QCM_BINARY), arguments);
+    if (!p.waitForFinished(60000))
+        qFatal("qcm did not finish: %s", qPrintable(arguments.join(QLatin1Char(' '))));
+    return Run {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1,
+        QString::fromUtf8(p.readAllStandardOutput()), QString::fromUtf8(p.readAllStandardError())};
+}
+
+QString tst_QcmBinary::writeConfig(const QByteArray &yaml)
+{
+    const QString path = m_dir.filePath(QStringLiteral("cm-%1.yaml").arg(++m_dirs));
+    QFile f(path);
+    if (!f.open(QIODevice::WriteOnly))
+        qFatal("cannot write %s", qPrintable(path));
+    f.write(yaml);
+    return path;
+}
+
+QString tst_QcmBinary::pluginDir(const QStringList &fixtures)
+{
+    const QString dir = m_dir.filePath(QStringLiteral("plugins-%1").arg(++m_dirs));
+    QDir().mkpath(dir);
+    for (const QString &name : fixtures) {
+        if (!QFile::copy(fixture(name), dir + QStringLiteral("/lib%1.so").arg(name)))
+            qFatal("cannot copy %s", qPrintable(name));
+    }
+    return dir;
+}
+
+void tst_QcmBinary::helpAndVersion()
+{
+    const Run help = qcm({QStringLiteral("--help")});
+    QCOMPARE(help.exitCode, 0);
+    for (const char *flag :
+        {"--kubeconfig", "--master", "--config", "--controllers", "--plugin-dir",
+            "--leader-elect-lease-duration", "--kube-api-qps", "--kube-api-burst", "--bind-address",
+            "--secure-port", "--controller-shutdown-timeout", "--list-plugins", "--version"})
+        QVERIFY2(help.out.contains(QLatin1String(flag)), flag);
+    const Run version = qcm({QStringLiteral("--version")});
+    QCOMPARE(version.exitCode, 0);
+    QCOMPARE(version.out, QStringLiteral("qcm " QCM_VERSION_STRING " (plugin ABI 1)\n"));
+}
+
+void tst_QcmBinary::configErrorsStopTheHost_data()
+{
+    QTest::addColumn<QByteArray>("yaml");
+    QTest::addColumn<QStringList>("flags");
+    QTest::addColumn<QString>("message"); // after "qcm: <file>: "
+    QTest::newRow("malformed YAML") << QByteArray("controllers: [a, b\n") << QStringList {}
+                                    << QStringLiteral("malformed YAML at line 2, column 1: end of "
+                                                      "sequence flow not found");
+    QTest::newRow("unknown field")
+        << QByteArray("controllers: ['*']\nworkers: 3\n") << QStringList {}
+        << QStringLiteral("workers: unknown field; the fields here are ");
+    QTest::newRow("bad duration")
+        << QByteArray("controllerShutdownTimeout: 10\n") << QStringList {}
+        << QStringLiteral("controllerShutdownTimeout: missing unit in duration \"10\" (durations "
+                          "look like 300ms, 10s, 1m30s or 2h) (line 1, column 28)");
+    QTest::newRow("bad number") << QByteArray("clientConnection:\n  burst: lots\n")
+                                << QStringList {}
+                                << QStringLiteral("clientConnection.burst: must be an integer, not "
+                                                  "\"lots\" (line 2, column 10)");
+    QTest::newRow("unknown controller")
+        << QByteArray("controllers: ['*', fixture-configmap]\n")
+        << QStringList {QStringLiteral("fixture-configmaps")}
+        << QStringLiteral("controllers: \"fixture-configmap\" is not in the list of known "
+                          "controllers; the known controllers are fixture-configmaps (line 1, "
+                          "column 14)");
+}
+
+void tst_QcmBinary::configErrorsStopTheHost()
+{
+    QFETCH(QByteArray, yaml);
+    QFETCH(QStringList, flags);
+    QFETCH(QString, message);
+    const QString config = writeConfig(yaml);
+    QStringList args {
+        QStringLiteral("--config"), config, QStringLiteral("--master=http://127.0.0.1:1")};
+    if (!flags.isEmpty())
+        args << QStringLiteral("--plugin-dir=") + pluginDir(flags);
+    const Run run = qcm(args);
+    QCOMPARE(run.exitCode, 1);
+    const QString expected = QStringLiteral("qcm: %1: %2").arg(config, message);
+    QVERIFY2(run.err.contains(expected),
+        qPrintable(QStringLiteral("\n   got: %1\nwanted: %2").arg(run.err, expected)));
+    // Nothing started: no plugin was loaded, no client was made.
+    QVERIFY2(!run.err.contains(QLatin1String("-> loaded")), qPrintable(run.err));
+    QVERIFY2(!run.err.contains(QLatin1String("API server")), qPrintable(run.err));
+}
+
+void tst_QcmBinary::badFlag()
+{
+    const Run run = qcm({QStringLiteral("--kube-api-qps=fast")});
+    QCOMPARE(run.exitCode, 1);
+    QCOMPARE(run.err,
+        QStringLiteral(
+            "qcm: --kube-api-qps: must be a number, not \"fast\"\nRun qcm --help for the "
+            "flags.\n"));
+    const Run unknown = qcm({QStringLiteral("--kube-api-qpss=3")});
+    QCOMPARE(unknown.exitCode, 1);
+    QVERIFY(unknown.err.startsWith(QLatin1String("qcm: Unknown option 'kube-api-qpss'.")));
+}
+
+void tst_QcmBinary::noClusterConfiguration()
+{
+    QProcess p;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.remove(QStringLiteral("KUBERNETES_SERVICE_HOST"));
+    p.setProcessEnvironment(env);
+    p.start(QStringLiteral(QCM_BINARY), {QStringLiteral("--leader-elect=false")});
+    QVERIFY(p.waitForFinished(60000));
+    QCOMPARE(p.exitCode(), 1);
+    const QString err = QString::fromUtf8(p.readAllStandardError());
+    QVERIFY2(
+        err.contains(QLatin1String("qcm: --kubeconfig: neither --kubeconfig nor --master was "
+                                   "given, and the in-cluster configuration is not available")),
+        qPrintable(err));
+}
+
+void tst_QcmBinary::listPlugins()
+{
+    const QString dir = pluginDir({QStringLiteral("fixture-configmaps"),
+        QStringLiteral("fixture-optional"), QStringLiteral("fixture-unresolved"),
+        QStringLiteral("fixture-future-sdk"), QStringLiteral("fixture-not-a-plugin")});
+    const Run run = qcm({QStringLiteral("--list-plugins"), QStringLiteral("--plugin-dir"),
+        dir + QStringLiteral(",/nonexistent/plugins")});
+    QCOMPARE(run.exitCode, 0);
+    const QStringList lines = run.out.split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+    QCOMPARE(lines.size(), 7);
+    auto row = [&](const QString &file) {
+        for (const QString &l : lines)
+            if (l.contains(dir + QStringLiteral("/lib%1.so").arg(file)))
+                return l.simplified();
+        return QString();
+    };
+    const QString path = dir + QStringLiteral("/lib%1.so");
+    // Enabled and healthy: loaded (its symbols resolved), but no controller was created.
+    QCOMPARE(row(QStringLiteral("fixture-configmaps")),
+        QStringLiteral("fixture-configmaps 1.2.3 loaded yes %1")
+            .arg(path.arg(QStringLiteral("fixture-configmaps"))));
+    // Off by default: never loaded.
+    QCOMPARE(row(QStringLiteral("fixture-optional")),
+        QStringLiteral("fixture-optional 0.0.1 discovered no %1")
+            .arg(path.arg(QStringLiteral("fixture-optional"))));
+    QVERIFY2(row(QStringLiteral("fixture-unresolved"))
+                 .startsWith(QStringLiteral(
+                     "fixture-unresolved 1.0.0 failed yes %1 cannot load the library:")
+                                 .arg(path.arg(QStringLiteral("fixture-unresolved")))),
+        qPrintable(row(QStringLiteral("fixture-unresolved"))));
+    QVERIFY(row(QStringLiteral("fixture-unresolved"))
+                .contains(QLatin1String("undefined symbol: qcm_fixture_symbol_nobody_defines")));
+    QCOMPARE(row(QStringLiteral("fixture-future-sdk")),
+        QStringLiteral(
+            "fixture-future-sdk - failed yes %1 incompatible SDK: built against qcm SDK 2.0.0 "
+            "(plugin ABI 2); this host has SDK " QCM_VERSION_STRING " (plugin ABI 1)")
+            .arg(path.arg(QStringLiteral("fixture-future-sdk"))));
+    QVERIFY(row(QStringLiteral("fixture-not-a-plugin"))
+                .startsWith(QStringLiteral("- - failed no %1 not a Qt plugin:")
+                                .arg(path.arg(QStringLiteral("fixture-not-a-plugin")))));
+    QCOMPARE(lines.constLast(),
+        QStringLiteral("error: /nonexistent/plugins: plugin directory does not exist"));
+}
+
+void tst_QcmBinary::runsAndStopsOnSigterm()
+{
+    const QString dir = pluginDir({QStringLiteral("fixture-configmaps"),
+        QStringLiteral("fixture-throws"), QStringLiteral("fixture-wrong-iid")});
+    const QString config
+        = writeConfig(QByteArray("controllerConfig:\n  fixture-configmaps:\n    workers: 2\n"));
+    QProcess p;
+    QString err;
+    connect(&p, &QProcess::readyReadStandardError, this,
+        [&] { err += QString::fromUtf8(p.readAllStandardError()); });
+    p.start(QStringLiteral(QCM_BINARY),
+        {QStringLiteral("--config"), config, QStringLiteral("--plugin-dir"), dir,
+            QStringLiteral("--master=http://127.0.0.1:%1").arg(unusedPort()),
+            QStringLiteral("--leader-elect=false"),
+            QStringLiteral("--controller-shutdown-timeout=5s")});
+    QVERIFY(p.waitForStarted());
+    QTRY_VERIFY_WITH_TIMEOUT(err.contains(QLatin1String("controller(s) started")), 30000);
+    QVERIFY2(err.contains(QLatin1String(
+                 "fixture-configmaps (%1/libfixture-configmaps.so): configured -> running")
+                              .arg(dir)),
+        qPrintable(err));
+    QVERIFY(err.contains(QLatin1String("creating controller fixture-configmaps: 2 worker(s)")));
+    QVERIFY(err.contains(
+        QLatin1String("its factory threw: fixture-throws refuses to create a controller")));
+    QVERIFY(err.contains(QLatin1String("expected IID \"io.qcm.ControllerPlugin/1\", but found")));
+    QVERIFY(err.contains(QLatin1String("1 controller(s) started")));
+    QCOMPARE(p.state(), QProcess::Running); // the broken plugins did not take it down
+
+    ::kill(pid_t(p.processId()), SIGTERM);
+    QVERIFY(p.waitForFinished(15000));
+    err += QString::fromUtf8(p.readAllStandardError());
+    QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+    QCOMPARE(p.exitCode(), 0);
+    QVERIFY2(err.contains(QLatin1String("received Terminated; shutting down")), qPrintable(err));
+    QVERIFY(err.contains(QLatin1String("libfixture-configmaps.so): running -> stopped")));
+    QVERIFY(err.contains(QLatin1String("libfixture-configmaps.so): stopped -> unloaded")));
+}
+
+QTEST_GUILESS_MAIN(tst_QcmBinary)
+#include "tst_qcmbinary.moc"
