@@ -18,14 +18,16 @@
 //   watchOwned(informer, group, kind)        enqueue the key of its controller owner
 //   addEventHandler(informer, handler)       anything else; call enqueue*() from it
 //
-// Lifecycle (the host's side): start() waits, without blocking, until every informer and
-// handler registered through this class has synced, then starts the workers (workersStarted()
-// is emitted). stop(timeout) stops handling events, shuts the queue down with drain (the
-// items queued and in flight are finished) and joins the workers; it returns false if they
-// did not finish within the timeout, in which case the workers are left to finish on their
-// own. Destroy a Controller only after stop() returned true, as the host does: workers that
-// still run call reconcile(), which a destroyed subclass no longer has. (A subclass that may
-// be destroyed while running calls stop() in its own destructor.)
+// Lifecycle (the host's side): start() returns at once; the workers start when every informer
+// and handler registered through this class has synced (workersStarted() is emitted). It
+// listens to the informers' synced() signals rather than calling cache::waitForCacheSync(),
+// whose local event loop would re-enter the host's main thread. stop(timeout) = shutDown()
+// + waitForStopped(timeout): stop handling events, refuse new keys, drain the queue
+// (shutDownWithDrain: the items queued and in flight are finished) and join the workers; it
+// returns false if they did not finish within the timeout, in which case the workers are
+// left to finish on their own. Destroy a Controller only after stop() returned true, as the
+// host does: workers that still run call reconcile(), which a destroyed subclass no longer
+// has. (A subclass that may be destroyed while running calls stop() in its own destructor.)
 //
 // Metrics, in context().metricsRegistry() (or a private registry when that is null), after
 // controller-runtime's with the qcm_ prefix, labelled {controller="<name>"}:

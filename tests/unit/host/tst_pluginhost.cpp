@@ -163,6 +163,8 @@ void tst_PluginHost::duplicateNamesNameBothFiles()
             QStringLiteral("duplicate controller name \"fixture-optional\": also provided by %1")
                 .arg(other));
     }
+    QVERIFY(!host.find(QStringLiteral("fixture-optional"))); // neither copy is usable
+    QVERIFY(host.find(QStringLiteral("fixture-configmaps")));
 }
 
 void tst_PluginHost::selection()
@@ -184,6 +186,13 @@ void tst_PluginHost::selection()
     };
     const QString configmaps = QStringLiteral("fixture-configmaps");
     const QString optional = QStringLiteral("fixture-optional");
+    {
+        PluginHost host;
+        host.discover({dir->path()});
+        QVERIFY(host.find(optional));
+        QCOMPARE(host.find(optional)->metaData().version, QStringLiteral("0.0.1"));
+        QVERIFY(!host.find(QStringLiteral("nope")));
+    }
     QCOMPARE(enabled({QStringLiteral("*")}), QStringList {configmaps});
     QCOMPARE(enabled({QStringLiteral("*"), optional}), (QStringList {configmaps, optional}));
     QCOMPARE(enabled({optional}), QStringList {optional});

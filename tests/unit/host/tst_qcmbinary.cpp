@@ -8,6 +8,7 @@
 #include <QtCore/QProcess>
 #include <QtCore/QTemporaryDir>
 #include <QtNetwork/QTcpServer>
+#include <QtNetwork/QTcpSocket>
 #include <QtTest/QtTest>
 
 #include <csignal>
@@ -25,6 +26,8 @@ private slots:
     void noClusterConfiguration();
     void listPlugins();
     void runsAndStopsOnSigterm();
+    void busyWorkerIsAbandonedAtTheShutdownTimeout();
+    void secondSignalExitsAtOnce();
 
 private:
     struct Run
@@ -55,6 +58,44 @@ quint16 unusedPort()
     server.listen(QHostAddress::LocalHost);
     return server.serverPort(); // closed again when `server` goes
 }
+
+// Just enough of an API server for fixture-configmaps: a list of one ConfigMap, a watch that
+// stays open, and PATCH requests that are never answered, so that the controller's only
+// reconcile blocks in its PATCH until the process ends.
+class StallingApiServer : public QTcpServer
+{
+public:
+    StallingApiServer()
+    {
+        connect(this, &QTcpServer::newConnection, this, [this] {
+            while (QTcpSocket *socket = nextPendingConnection())
+                connect(socket, &QTcpSocket::readyRead, socket, [this, socket] { serve(socket); });
+        });
+        listen(QHostAddress::LocalHost);
+    }
+    int patches = 0;
+
+private:
+    void serve(QTcpSocket *socket)
+    {
+        const QByteArray request = socket->readAll();
+        const QByteArray line = request.left(request.indexOf("\r\n"));
+        if (line.startsWith("PATCH ")) {
+            ++patches; // never answered
+        } else if (line.contains("watch=true")) {
+            socket->write("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                          "Transfer-Encoding: chunked\r\n\r\n"); // and nothing more
+        } else if (line.startsWith("GET /api/v1/configmaps")) {
+            const QByteArray body = R"({"kind":"ConfigMapList","apiVersion":"v1",)"
+                                    R"("metadata":{"resourceVersion":"10"},"items":[{"metadata":)"
+                                    R"({"name":"a","namespace":"ns","resourceVersion":"5"}}]})";
+            socket->write("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: "
+                + QByteArray::number(body.size()) + "\r\n\r\n" + body);
+        } else {
+            socket->write("HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n");
+        }
+    }
+};
 
 } // namespace
 
@@ -265,6 +306,64 @@ void tst_QcmBinary::runsAndStopsOnSigterm()
     QVERIFY2(err.contains(QLatin1String("received Terminated; shutting down")), qPrintable(err));
     QVERIFY(err.contains(QLatin1String("libfixture-configmaps.so): running -> stopped")));
     QVERIFY(err.contains(QLatin1String("libfixture-configmaps.so): stopped -> unloaded")));
+}
+
+void tst_QcmBinary::busyWorkerIsAbandonedAtTheShutdownTimeout()
+{
+    StallingApiServer server;
+    const QString dir = pluginDir({QStringLiteral("fixture-configmaps")});
+    QProcess p;
+    QString err;
+    connect(&p, &QProcess::readyReadStandardError, this,
+        [&] { err += QString::fromUtf8(p.readAllStandardError()); });
+    p.start(QStringLiteral(QCM_BINARY),
+        {QStringLiteral("--plugin-dir"), dir,
+            QStringLiteral("--master=http://127.0.0.1:%1").arg(server.serverPort()),
+            QStringLiteral("--leader-elect=false"),
+            QStringLiteral("--controller-shutdown-timeout=1s")});
+    QVERIFY(p.waitForStarted());
+    QTRY_COMPARE_WITH_TIMEOUT(server.patches, 1, 30000); // the worker is now stuck in reconcile()
+    QElapsedTimer timer;
+    timer.start();
+    ::kill(pid_t(p.processId()), SIGTERM);
+    QTRY_VERIFY_WITH_TIMEOUT(p.state() == QProcess::NotRunning, 15000);
+    err += QString::fromUtf8(p.readAllStandardError());
+    QVERIFY2(timer.elapsed() >= 1000, qPrintable(err)); // it waited for the timeout...
+    QCOMPARE(p.exitStatus(), QProcess::NormalExit); // ...and then exited, without crashing
+    QCOMPARE(p.exitCode(), 0);
+    QVERIFY2(err.contains(QLatin1String("1 worker(s) were still in reconcile() when the shutdown "
+                                        "timeout passed")),
+        qPrintable(err));
+    QVERIFY(err.contains(QLatin1String("some controllers did not stop within 1s")));
+    QVERIFY(!err.contains(QLatin1String("libfixture-configmaps.so): stopped -> unloaded")));
+}
+
+void tst_QcmBinary::secondSignalExitsAtOnce()
+{
+    StallingApiServer server;
+    const QString dir = pluginDir({QStringLiteral("fixture-configmaps")});
+    QProcess p;
+    QString err;
+    connect(&p, &QProcess::readyReadStandardError, this,
+        [&] { err += QString::fromUtf8(p.readAllStandardError()); });
+    p.start(QStringLiteral(QCM_BINARY),
+        {QStringLiteral("--plugin-dir"), dir,
+            QStringLiteral("--master=http://127.0.0.1:%1").arg(server.serverPort()),
+            QStringLiteral("--leader-elect=false"),
+            QStringLiteral("--controller-shutdown-timeout=10m")});
+    QVERIFY(p.waitForStarted());
+    QTRY_COMPARE_WITH_TIMEOUT(server.patches, 1, 30000);
+    ::kill(pid_t(p.processId()), SIGINT);
+    QTRY_VERIFY_WITH_TIMEOUT(err.contains(QLatin1String("shutting down")), 10000);
+    QTest::qWait(200);
+    QCOMPARE(p.state(), QProcess::Running); // waiting for the stuck worker, up to 10 minutes
+    QElapsedTimer timer;
+    timer.start();
+    ::kill(pid_t(p.processId()), SIGINT);
+    QTRY_VERIFY_WITH_TIMEOUT(p.state() == QProcess::NotRunning, 10000);
+    QVERIFY(timer.elapsed() < 5000);
+    QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+    QCOMPARE(p.exitCode(), 1);
 }
 
 QTEST_GUILESS_MAIN(tst_QcmBinary)
