@@ -43,6 +43,8 @@ SIDES = [
     ("client-go typed protobuf", ["-client", "typed", "-protobuf"], {}),
     ("client-go dynamic JSON", ["-client", "dynamic"], {}),
 ]
+# Latency only: a bare client-go watch, no informer: what apiserver, etcd and decoding cost.
+WATCH = ("bare watch, no informer (client-go)", ["-client", "watch"], {})
 BASELINE = "client-go typed JSON (WatchList)"
 PROTOBUF = "client-go typed protobuf"
 LATENCY_RATE = 500.0
@@ -154,6 +156,7 @@ def run_informer(args, print_table):
     repetitions = 1 if quick else args.informer_repetitions
     with tempfile.TemporaryDirectory() as tmp, Cluster(args.cluster_dir, args.keep_cluster) as cluster:
         gobin = build_go(args.go, tmp)
+        load_at_start = os.getloadavg()
         kubeconfig = cluster.kubeconfig
         cases = [(case_name(resource, n), resource, n) for resource, n in
                  ((resource, quick_count if quick else count)
@@ -238,7 +241,7 @@ def run_informer(args, print_table):
         # Latency: each side alone, with the same sender, on the 10k ConfigMaps.
         updates = 200 if quick else int(LATENCY_RATE * args.latency_seconds)
         latency_sides = [s for s in SIDES if s[0] in ("qcm", BASELINE)
-                         or (not quick and s[0] == "client-go dynamic JSON")]
+                         or (not quick and s[0] == "client-go dynamic JSON")] + [WATCH]
         latency_results = {}
         for r in range(repetitions):
             order = latency_sides if r % 2 == 0 else list(reversed(latency_sides))
@@ -270,4 +273,6 @@ def run_informer(args, print_table):
                      ("target", 6, "<={:.1f}x"), ("met", 3, None)], targets, args.markdown)
         print("(ms and MiB; qcm / client-go below the target is better"
               f"{'; --quick: not for the record' if quick else ''})")
+        print("load average (1, 5, 15 min) at start: {:.2f} {:.2f} {:.2f}, at end: "
+              "{:.2f} {:.2f} {:.2f}".format(*load_at_start, *os.getloadavg()))
     return []

@@ -9,7 +9,8 @@
 //	    cold sync of one informer, with one handler; prints the figures as JSON
 //	informerbench latency -kubeconfig K -namespace NS -expect N -updates M [-client ...]
 //	    syncs a ConfigMap informer, prints READY, then records (now - data.ts) in its update
-//	    handler for M updates and prints p50/p99 as JSON
+//	    handler for M updates and prints p50/p99 as JSON; -client watch uses a bare watch
+//	    instead of an informer
 //	informerbench update  -kubeconfig K -namespace NS -count N -updates M -rate R
 //	    M merge patches at R per second over the N ConfigMaps, each setting data.ts to the
 //	    wall-clock time (Unix ns) at which it is sent
@@ -83,7 +84,8 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.kubeconfig, "kubeconfig", "", "kubeconfig file")
 	fs.StringVar(&c.namespace, "namespace", "", "namespace")
 	fs.StringVar(&c.kind, "kind", "configmaps", "configmaps or pods")
-	fs.StringVar(&c.client, "client", "typed", "typed (clientset informers) or dynamic")
+	fs.StringVar(&c.client, "client", "typed",
+		"typed (clientset informers) or dynamic; latency also takes watch (no informer)")
 	fs.BoolVar(&c.protobuf, "protobuf", false, "ask for protobuf (typed client only)")
 }
 
@@ -418,41 +420,71 @@ func latency(args []string) {
 		fail("latency measures ConfigMaps")
 	}
 
-	stop := make(chan struct{})
-	informer, start := c.informer(stop)
 	var mu sync.Mutex
 	samples := make([]int64, 0, *updates)
 	done := make(chan struct{})
 	var readyAt atomic.Int64
-	registration, err := informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
-		UpdateFunc: func(_, newObj interface{}) {
-			now := time.Now().UnixNano()
-			ts, ok := timestampOf(newObj)
-			if !ok || ts < readyAt.Load() {
-				return
+	record := func(obj interface{}) {
+		now := time.Now().UnixNano()
+		ts, ok := timestampOf(obj)
+		if !ok || ts < readyAt.Load() {
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if len(samples) < *updates {
+			samples = append(samples, now-ts)
+			if len(samples) == *updates {
+				close(done)
 			}
-			mu.Lock()
-			defer mu.Unlock()
-			if len(samples) < *updates {
-				samples = append(samples, now-ts)
-				if len(samples) == *updates {
-					close(done)
+		}
+	}
+	stop := make(chan struct{})
+	deadline := time.After(*timeout)
+	if c.client == "watch" {
+		// No informer: a bare watch of the clientset, from the version of a list (the floor
+		// that apiserver, etcd and decoding set for any informer).
+		configMaps := kubernetes.NewForConfigOrDie(c.config()).CoreV1().ConfigMaps(c.namespace)
+		list, err := configMaps.List(context.Background(), metav1.ListOptions{Limit: 1})
+		if err != nil {
+			fail("list: %v", err)
+		}
+		n := len(list.Items)
+		if list.RemainingItemCount != nil {
+			n += int(*list.RemainingItemCount)
+		}
+		if n != *expect {
+			fail("the namespace holds %d objects, expected %d", n, *expect)
+		}
+		watcher, err := configMaps.Watch(context.Background(),
+			metav1.ListOptions{ResourceVersion: list.ResourceVersion})
+		if err != nil {
+			fail("watch: %v", err)
+		}
+		go func() {
+			for event := range watcher.ResultChan() {
+				if event.Type == "MODIFIED" {
+					record(event.Object)
 				}
 			}
-		},
-	})
-	if err != nil {
-		fail("%v", err)
-	}
-	start()
-	deadline := time.After(*timeout)
-	select {
-	case <-registration.HasSyncedChecker().Done():
-	case <-deadline:
-		fail("no sync after %v", *timeout)
-	}
-	if n := len(informer.GetStore().ListKeys()); n != *expect {
-		fail("the cache holds %d objects, expected %d", n, *expect)
+		}()
+	} else {
+		informer, start := c.informer(stop)
+		registration, err := informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
+			UpdateFunc: func(_, newObj interface{}) { record(newObj) },
+		})
+		if err != nil {
+			fail("%v", err)
+		}
+		start()
+		select {
+		case <-registration.HasSyncedChecker().Done():
+		case <-deadline:
+			fail("no sync after %v", *timeout)
+		}
+		if n := len(informer.GetStore().ListKeys()); n != *expect {
+			fail("the cache holds %d objects, expected %d", n, *expect)
+		}
 	}
 	readyAt.Store(time.Now().UnixNano())
 	cpuBefore := cpuSeconds()
