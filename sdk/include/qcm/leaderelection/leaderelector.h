@@ -61,6 +61,7 @@ class QCM_SDK_EXPORT LeaderElector : public QObject
 
 public:
     // A validated elector, or the first rule the config breaks (LeaderElectionConfig).
+    // The unique_ptr owns it; with a `parent`, release() it to the parent or let it die first.
     static Result<std::unique_ptr<LeaderElector>> create(
         LeaderElectionConfig config, QObject *parent = nullptr);
     ~LeaderElector() override;
