@@ -9,6 +9,7 @@
 #include <QtTest/QtTest>
 
 #include <csignal>
+#include <cstdio>
 
 using namespace qcm::client;
 using namespace qcm::e2e;
@@ -81,6 +82,8 @@ void tst_HostE2e::pluginRunsAgainstTheApiServer()
     ::kill(pid_t(qcm.processId()), SIGTERM);
     QVERIFY(qcm.waitForFinished(20000));
     log += QString::fromUtf8(qcm.readAllStandardError());
+    if (qcm.exitStatus() != QProcess::NormalExit || qcm.exitCode() != 0)
+        std::fputs(qPrintable(QStringLiteral("qcm's log:\n") + log), stderr); // QtTest truncates
     QCOMPARE(qcm.exitStatus(), QProcess::NormalExit);
     QCOMPARE(qcm.exitCode(), 0);
     QVERIFY2(log.contains(QLatin1String("libfixture-configmaps.so): running -> stopped")),
