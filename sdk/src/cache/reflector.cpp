@@ -17,6 +17,7 @@ constexpr Duration InitialBackoff = 800ms;
 constexpr Duration MaxBackoff = 30s;
 constexpr Duration BackoffReset = 2min;
 constexpr Duration MinWatchTimeout = 5min;
+constexpr int DefaultPageSize = 500; // client-go's pager
 
 bool isTooLargeResourceVersion(const Status &status)
 {
@@ -126,9 +127,20 @@ std::optional<Status> Reflector::list()
     options.resourceVersion = !m_listedOnce ? QStringLiteral("0")
         : m_lastSyncUnavailable             ? QString()
                                             : lastSyncResourceVersion();
-    options.limit = m_options.pageSize;
+    const bool initialList = options.resourceVersion == QLatin1String("0");
+    // client-go's choice of page size: the configured one; else pages of 500 if the first
+    // list came in pages (no watch cache for this resource); else none for a list at a given
+    // version, so that the watch cache serves it (with "at least as fresh" semantics) instead
+    // of etcd at exactly that version, which may be gone after an apiserver restart.
+    int pageSize = DefaultPageSize;
+    if (m_options.pageSize != 0)
+        pageSize = m_options.pageSize;
+    else if (!m_paginatedResult && !options.resourceVersion.isEmpty() && !initialList)
+        pageSize = 0;
+    options.limit = pageSize;
     QList<client::Object> items;
     QString resourceVersion;
+    bool paginated = false;
     for (;;) {
         auto page = m_listerWatcher->list(options);
         if (!page) {
@@ -146,7 +158,7 @@ std::optional<Status> Reflector::list()
                     // The version is gone: retry at once from the latest.
                     m_lastSyncUnavailable = true;
                     options = ListOptions();
-                    options.limit = m_options.pageSize;
+                    options.limit = pageSize;
                     items.clear();
                     continue;
                 }
@@ -157,8 +169,13 @@ std::optional<Status> Reflector::list()
         resourceVersion = page->resourceVersion;
         if (page->continueToken.isEmpty())
             break;
+        paginated = true;
         options.continueToken = page->continueToken;
     }
+    // Only a paginated answer to "0" means the resource has no watch cache: later lists
+    // from etcd (at "") come in pages even when it has one.
+    if (initialList && paginated)
+        m_paginatedResult = true;
     m_listedOnce = true;
     m_lastSyncUnavailable = false;
     if (auto error = m_store->replace(items, resourceVersion))

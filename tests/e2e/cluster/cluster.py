@@ -4,6 +4,12 @@
     cluster.py up   --dir DIR     start (building the binaries on first use) and wait for /readyz
     cluster.py down --dir DIR     stop both; fails if a process is left behind
     cluster.py env  --dir DIR     print shell exports for a running cluster
+    cluster.py restart --dir DIR --component etcd|kube-apiserver [--down SECONDS] [--with-apiserver]
+                                  stop one process, wait, start it again (same data, same port)
+                                  and wait until it serves; --with-apiserver restarts the
+                                  apiserver too while etcd is down
+    cluster.py compact --dir DIR  compact etcd's history at its current revision, so that a watch
+                                  from an older resourceVersion gets 410 Gone
 
 `up` writes into DIR:
     admin.kubeconfig       client certificate, O=system:masters
@@ -141,7 +147,8 @@ def up(d):
         "ca": str(d / "ca.crt"), "adminCert": str(d / "admin.crt"), "adminKey": str(d / "admin.key"),
         "pids": {},
     }
-    state["pids"]["etcd"] = start([
+    state["cmds"] = {}
+    state["cmds"]["etcd"] = [
         etcd, "--name=default", f"--data-dir={d / 'etcd-data'}",
         f"--listen-client-urls=http://127.0.0.1:{etcd_port}",
         f"--advertise-client-urls=http://127.0.0.1:{etcd_port}",
@@ -149,9 +156,10 @@ def up(d):
         f"--initial-advertise-peer-urls=http://127.0.0.1:{peer_port}",
         f"--initial-cluster=default=http://127.0.0.1:{peer_port}",
         "--unsafe-no-fsync", "--log-level=warn",
-    ], d / "etcd.log")
+    ]
+    state["pids"]["etcd"] = start(state["cmds"]["etcd"], d / "etcd.log")
     (d / "cluster.json").write_text(json.dumps(state, indent=2))
-    state["pids"]["kube-apiserver"] = start([
+    state["cmds"]["kube-apiserver"] = [
         apiserver,
         f"--etcd-servers=http://127.0.0.1:{etcd_port}",
         "--bind-address=127.0.0.1", "--advertise-address=127.0.0.1", f"--secure-port={port}",
@@ -171,7 +179,8 @@ def up(d):
         # keeps serving young history from memory for a while.
         "--watch-cache-sizes=podtemplates#0",
         "--profiling=false", "--v=1",
-    ], d / "kube-apiserver.log")
+    ]
+    state["pids"]["kube-apiserver"] = start(state["cmds"]["kube-apiserver"], d / "kube-apiserver.log")
     (d / "cluster.json").write_text(json.dumps(state, indent=2))
     deadline = time.time() + 120
     while True:
@@ -211,6 +220,84 @@ def up(d):
     return state
 
 
+def stop(pid):
+    """SIGTERM the process group, then SIGKILL after 15 s."""
+    if not pid or not alive(pid):
+        return
+    os.killpg(pid, signal.SIGTERM)
+    deadline = time.time() + 15
+    while alive(pid) and time.time() < deadline:
+        time.sleep(0.1)
+    if alive(pid):
+        os.killpg(pid, signal.SIGKILL)
+        time.sleep(0.5)
+
+
+def wait_serving(d, state, name, timeout=120):
+    """Waits until `name` serves. Like a kubelet, starts it again if it exits meanwhile (the
+    apiserver exits when etcd stays unreachable at start-up)."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if not alive(state["pids"][name]):
+            log(f"{name} exited; starting it again (see {d / (name + '.log')})")
+            time.sleep(1)
+            state["pids"][name] = start(state["cmds"][name], d / f"{name}.log")
+            (d / "cluster.json").write_text(json.dumps(state, indent=2))
+            continue
+        try:
+            if name == "etcd":
+                with urllib.request.urlopen(f"{state['etcd']}/health", timeout=2) as response:
+                    if json.loads(response.read()).get("health") == "true":
+                        return
+            else:
+                status, _ = request(state, "GET", "/readyz", ok_codes=(500, 503))
+                if status == 200:
+                    return
+        except Exception:  # noqa: BLE001 - not listening yet
+            pass
+        time.sleep(0.2)
+    raise SystemExit(f"cluster: {name} not serving {timeout} s after restart")
+
+
+def restart(d, name, down_seconds, with_apiserver=False):
+    state = json.loads((d / "cluster.json").read_text())
+    stop(state["pids"][name])
+    log(f"{name} stopped; starting it again in {down_seconds:g} s")
+    if with_apiserver:
+        # A control plane whose apiserver fails its liveness check without etcd: the
+        # apiserver restarts during the outage, and keeps exiting until etcd is back.
+        pause = min(5.0, down_seconds / 2)
+        time.sleep(pause)
+        stop(state["pids"]["kube-apiserver"])
+        state["pids"]["kube-apiserver"] = start(state["cmds"]["kube-apiserver"],
+                                                d / "kube-apiserver.log")
+        log("kube-apiserver restarted during the outage")
+        down_seconds -= pause
+    time.sleep(down_seconds)
+    state["pids"][name] = start(state["cmds"][name], d / f"{name}.log")
+    (d / "cluster.json").write_text(json.dumps(state, indent=2))
+    wait_serving(d, state, name)
+    if name == "etcd":  # the apiserver reconnects by itself; wait until it is ready again
+        wait_serving(d, state, "kube-apiserver")
+    log(f"{name} serving again")
+
+
+def etcd_post(state, path, body):
+    req = urllib.request.Request(f"{state['etcd']}{path}", data=json.dumps(body).encode(),
+                                 method="POST", headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=10) as response:
+        return json.loads(response.read())
+
+
+def compact(d):
+    state = json.loads((d / "cluster.json").read_text())
+    # Any range answers with the store's current revision in its header.
+    revision = int(etcd_post(state, "/v3/kv/range", {"key": "Lw==", "limit": 1})["header"]["revision"])
+    etcd_post(state, "/v3/kv/compaction", {"revision": revision, "physical": True})
+    log(f"etcd compacted at revision {revision}")
+    print(revision)
+
+
 def down(d):
     path = d / "cluster.json"
     if not path.exists():
@@ -218,15 +305,7 @@ def down(d):
     state = json.loads(path.read_text())
     # The apiserver first, then etcd; SIGTERM, then SIGKILL after 15 s.
     for name in ("kube-apiserver", "etcd"):
-        pid = state["pids"].get(name)
-        if pid and alive(pid):
-            os.killpg(pid, signal.SIGTERM)
-            deadline = time.time() + 15
-            while alive(pid) and time.time() < deadline:
-                time.sleep(0.1)
-            if alive(pid):
-                os.killpg(pid, signal.SIGKILL)
-                time.sleep(0.5)
+        stop(state["pids"].get(name))
     left = [name for name, pid in state["pids"].items() if alive(pid)]
     if left:
         raise SystemExit(f"cluster: still running after stop: {', '.join(left)}")
@@ -236,14 +315,24 @@ def down(d):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("command", choices=["up", "down", "env"])
+    parser.add_argument("command", choices=["up", "down", "env", "restart", "compact"])
     parser.add_argument("--dir", type=pathlib.Path, required=True)
+    parser.add_argument("--component", choices=["etcd", "kube-apiserver"])
+    parser.add_argument("--down", type=float, default=0, help="seconds to stay down (restart)")
+    parser.add_argument("--with-apiserver", action="store_true",
+                        help="restart etcd: restart kube-apiserver too during the outage")
     args = parser.parse_args()
     d = args.dir.resolve()
     if args.command == "up":
         up(d)
     elif args.command == "down":
         down(d)
+    elif args.command == "restart":
+        if not args.component:
+            parser.error("restart needs --component")
+        restart(d, args.component, args.down, args.with_apiserver)
+    elif args.command == "compact":
+        compact(d)
     else:
         state = json.loads((d / "cluster.json").read_text())
         print(f"export KUBECONFIG={d / 'admin.kubeconfig'}")

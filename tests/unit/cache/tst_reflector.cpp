@@ -70,6 +70,8 @@ private slots:
     void fullListIfContinueExpires();
     void relistFromLatestAfterExpiredList();
     void watchExpiredRelistsFromLastVersion();
+    void relistPageSize_data();
+    void relistPageSize();
     void noRelistOnTooManyRequests();
     void veryShortWatchIsAnError();
     void backoffDoublesAndCaps();
@@ -194,6 +196,51 @@ void tst_Reflector::watchExpiredRelistsFromLastVersion()
     clock.step(2s); // past any first backoff (800 ms to 1.6 s)
     QTRY_COMPARE(lw.listCalls().size(), 2);
     QCOMPARE(lw.listCalls()[1].resourceVersion, QStringLiteral("11")); // the last synced version
+}
+
+void tst_Reflector::relistPageSize_data()
+{
+    QTest::addColumn<bool>("firstListPaginated");
+    QTest::addColumn<int>("configured");
+    QTest::addColumn<int>("relistLimit");
+    // No watch cache would page "0": the watch cache answers a list at a version only without
+    // a limit, so client-go drops paging for it.
+    QTest::newRow("unpaginated first list: no paging") << false << 0 << 0;
+    QTest::newRow("paginated first list: keep paging") << true << 0 << 500;
+    QTest::newRow("configured page size wins") << false << 7 << 7;
+}
+
+// client-go's page-size choice for relists (reflector.go's list(): WatchListPageSize,
+// paginatedResult, and no paging for ResourceVersion != "" and != "0").
+void tst_Reflector::relistPageSize()
+{
+    QFETCH(bool, firstListPaginated);
+    QFETCH(int, configured);
+    QFETCH(int, relistLimit);
+    qcm::FakeClock clock;
+    FakeListerWatcher lw;
+    if (firstListPaginated)
+        lw.lists.push_back(listOf({cm(QStringLiteral("a"), QStringLiteral("5"))},
+            QStringLiteral("10"), QStringLiteral("c1")));
+    lw.lists.push_back(
+        listOf({cm(QStringLiteral("b"), QStringLiteral("6"))}, QStringLiteral("10")));
+    auto w = lw.scriptWatch();
+    DeltaFifo fifo;
+    auto options = reflectorOptions(&clock);
+    options.pageSize = configured;
+    Reflector reflector(&lw, &fifo, options);
+    Running running(reflector);
+    QTRY_COMPARE(lw.watchCalls().size(), 1);
+    QCOMPARE(lw.listCalls().first().limit, configured ? configured : 500);
+    WatchEvent gone;
+    gone.status = status(410, "Expired");
+    w->push(gone);
+    QTRY_VERIFY(clock.hasWaiters()); // backing off
+    clock.step(2s);
+    const int first = firstListPaginated ? 2 : 1;
+    QTRY_COMPARE(lw.listCalls().size(), first + 1);
+    QCOMPARE(lw.listCalls()[first].resourceVersion, QStringLiteral("10"));
+    QCOMPARE(lw.listCalls()[first].limit, relistLimit);
 }
 
 void tst_Reflector::noRelistOnTooManyRequests()

@@ -4,7 +4,10 @@
 //   * The first list asks for resourceVersion "0" (the apiserver's cache); later lists ask
 //     for the last synced version; after 410 Expired or "too large resource version" the
 //     list is retried at once with "" (a quorum read).
-//   * Lists come in pages of 500; if a continue token expires mid-list, one full list.
+//   * Page size, as client-go chooses it: Options::pageSize if set; otherwise pages of 500
+//     for the first list ("0") and for every list once that first list came in pages (the
+//     resource has no watch cache), and no paging for a list at a given version, so that the
+//     apiserver's watch cache answers it. If a continue token expires mid-list, one full list.
 //   * Watches resume from the last synced version with bookmarks and a random timeout in
 //     [300, 600) s. Bookmarks only move the version. A watch the server ends normally is
 //     simply opened again.
@@ -36,7 +39,7 @@ public:
     struct Options
     {
         Duration resyncPeriod {0}; // 0: never
-        int pageSize = 500;
+        int pageSize = 0; // client-go's WatchListPageSize: 0 lets the reflector choose
         Clock *clock = nullptr; // null: Clock::system()
         // Called with every error that ends a list-and-watch round (client-go's
         // WatchErrorHandler); the default logs it.
@@ -78,6 +81,7 @@ private:
     QString m_lastSyncResourceVersion; // guarded by m_mutex
     bool m_lastSyncUnavailable = false; // only the run() thread
     bool m_listedOnce = false; // only the run() thread
+    bool m_paginatedResult = false; // only the run() thread
     std::shared_ptr<client::WatchStream> m_watch; // guarded by m_mutex
     Duration m_backoff {0}; // only the run() thread
     TimePoint m_lastBackoffStart {}; // only the run() thread

@@ -40,7 +40,7 @@ public:
         Duration resyncPeriod {0}; // the default for handlers, and the check period
         Indexers indexers {{NamespaceIndex, metaNamespaceIndexFunc}};
         Clock *clock = nullptr;
-        int pageSize = 500;
+        int pageSize = 0; // the reflector's; 0: client-go's choice (reflector.h)
         enum class QueueKind { RealFifo, DeltaFifo };
         QueueKind queue = QueueKind::RealFifo;
         InformerNameAndResource identifier; // metrics are recorded only if reserved
