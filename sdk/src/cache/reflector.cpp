@@ -1,5 +1,7 @@
 #include <qcm/cache/reflector.h>
 
+#include <qcm/cache/keys.h>
+
 #include <QtCore/QLoggingCategory>
 
 namespace qcm::cache {
@@ -186,12 +188,143 @@ std::optional<Status> Reflector::list()
 
 std::optional<Status> Reflector::listAndWatch()
 {
-    if (auto error = list())
-        return error;
-    return watchLoop();
+    std::shared_ptr<client::WatchStream> streamed;
+    if (m_options.useWatchList) {
+        auto result = watchList();
+        if (m_stopped)
+            return std::nullopt;
+        if (result) {
+            streamed = *result;
+        } else {
+            qCInfo(lcReflector,
+                "data couldn't be fetched in watch-list mode, falling back to a regular list "
+                "(expected if the apiserver does not support it): %s",
+                qPrintable(result.error().toString()));
+        }
+    }
+    if (!streamed) {
+        if (auto error = list())
+            return error;
+    }
+    return watchLoop(std::move(streamed));
 }
 
-std::optional<Status> Reflector::watchLoop()
+void Reflector::setWatch(std::shared_ptr<client::WatchStream> watch)
+{
+    std::lock_guard lock(m_mutex);
+    m_watch = std::move(watch);
+    if (m_stopped && m_watch)
+        m_watch->stop();
+}
+
+Result<std::shared_ptr<client::WatchStream>, Status> Reflector::watchList()
+{
+    for (;;) {
+        if (m_stopped)
+            return Status::transportError(QStringLiteral("Stopped"), QStringLiteral("stopped"));
+        ListOptions options;
+        options.resourceVersion = m_lastSyncUnavailable ? QString() : lastSyncResourceVersion();
+        options.allowWatchBookmarks = true;
+        options.sendInitialEvents = true;
+        options.resourceVersionMatch = QStringLiteral("NotOlderThan");
+        options.timeoutSeconds = watchTimeoutSeconds();
+        auto opened = m_listerWatcher->watch(options);
+        if (!opened) {
+            const Status &status = opened.error();
+            if (isConnectionRefused(status) || status.isTooManyRequests()) {
+                if (!sleep(nextBackoff()))
+                    return status;
+                continue;
+            }
+            if (status.isResourceExpired() || status.isGone()
+                || isTooLargeResourceVersion(status)) {
+                m_lastSyncUnavailable = true;
+                continue;
+            }
+            return status;
+        }
+        const std::shared_ptr<client::WatchStream> stream = *opened;
+        setWatch(stream);
+        // The initial events go to a temporary store, replaced into the queue at once when
+        // the bookmark that ends them arrives.
+        QHash<QString, qsizetype> index;
+        QList<Object> items;
+        QString resourceVersion;
+        bool besidesAdded = false;
+        bool initialEventsEnd = false;
+        std::optional<Status> failed;
+        while (auto event = stream->next()) {
+            if (event->type == WatchEvent::Type::Error) {
+                failed = event->status;
+                break;
+            }
+            const Object &object = event->object;
+            if (event->type == WatchEvent::Type::Bookmark) {
+                besidesAdded = true;
+                initialEventsEnd
+                    = object.annotations().value(QStringLiteral("k8s.io/initial-events-end"))
+                    == QLatin1String("true");
+            } else if (auto key = metaNamespaceKey(object)) {
+                if (event->type != WatchEvent::Type::Added)
+                    besidesAdded = true;
+                const auto at = index.constFind(*key);
+                if (event->type == WatchEvent::Type::Deleted) {
+                    if (at != index.constEnd()) {
+                        items[*at] = Object();
+                        index.erase(at);
+                    }
+                } else if (at != index.constEnd()) {
+                    items[*at] = object;
+                } else {
+                    index.insert(*key, items.size());
+                    items << object;
+                }
+            }
+            // Only past the synthetic Added events is a version a point to resume from.
+            if (besidesAdded && !object.resourceVersion().isEmpty())
+                resourceVersion = object.resourceVersion();
+            if (initialEventsEnd)
+                break;
+        }
+        if (initialEventsEnd) {
+            items.removeIf([](const Object &o) { return o.isEmpty(); });
+            m_lastSyncUnavailable = false;
+            m_listedOnce = true;
+            if (auto error = m_store->replace(items, resourceVersion)) {
+                stream->stop();
+                return Status::transportError(QStringLiteral("StoreError"), error->toString());
+            }
+            setLastSync(resourceVersion);
+            return stream; // the same watch goes on as the informer's watch
+        }
+        stream->stop();
+        setWatch(nullptr);
+        if (m_stopped)
+            return Status::transportError(QStringLiteral("Stopped"), QStringLiteral("stopped"));
+        if (failed) {
+            if (failed->isResourceExpired() || failed->isGone()
+                || isTooLargeResourceVersion(*failed)) {
+                m_lastSyncUnavailable = true;
+                continue;
+            }
+            if (failed->isTooManyRequests()) {
+                if (!sleep(nextBackoff()))
+                    return *failed;
+                continue;
+            }
+            return *failed;
+        }
+        // The stream ended before its initial events did: start again with a clean slate.
+    }
+}
+
+int Reflector::watchTimeoutSeconds()
+{
+    const double factor = 1.0 + std::uniform_real_distribution<double>(0.0, 1.0)(m_random);
+    return int(std::chrono::duration<double>(MinWatchTimeout).count() * factor);
+}
+
+std::optional<Status> Reflector::watchLoop(std::shared_ptr<client::WatchStream> streamed)
 {
     std::unique_ptr<Timer> resync;
     if (m_options.resyncPeriod > Duration::zero()) {
@@ -206,10 +339,11 @@ std::optional<Status> Reflector::watchLoop()
         ListOptions options;
         options.resourceVersion = lastSyncResourceVersion();
         options.allowWatchBookmarks = true;
-        const double factor = 1.0 + std::uniform_real_distribution<double>(0.0, 1.0)(m_random);
-        options.timeoutSeconds
-            = int(std::chrono::duration<double>(MinWatchTimeout).count() * factor);
-        auto opened = m_listerWatcher->watch(options);
+        options.timeoutSeconds = watchTimeoutSeconds();
+        // A watch-list stream goes on as the first watch.
+        auto opened = streamed
+            ? Result<std::shared_ptr<client::WatchStream>, Status>(std::exchange(streamed, {}))
+            : m_listerWatcher->watch(options);
         if (!opened) {
             const Status &status = opened.error();
             if (isConnectionRefused(status) || status.isTooManyRequests()) {
@@ -219,12 +353,7 @@ std::optional<Status> Reflector::watchLoop()
             }
             return status;
         }
-        {
-            std::lock_guard lock(m_mutex);
-            m_watch = *opened;
-            if (m_stopped)
-                m_watch->stop();
-        }
+        setWatch(*opened);
         const TimePoint start = m_clock->now();
         int events = 0;
         std::optional<Status> ended;
@@ -257,10 +386,7 @@ std::optional<Status> Reflector::watchLoop()
                 setLastSync(version);
         }
         (*opened)->stop();
-        {
-            std::lock_guard lock(m_mutex);
-            m_watch.reset();
-        }
+        setWatch(nullptr);
         if (m_stopped)
             return std::nullopt;
         if (!ended && events == 0 && m_clock->since(start) < 1s)

@@ -265,6 +265,7 @@ void SharedIndexInformer::start()
     reflectorOptions.resyncPeriod = m_checkPeriod;
     reflectorOptions.clock = m_clock;
     reflectorOptions.pageSize = m_options.pageSize;
+    reflectorOptions.useWatchList = m_options.useWatchList;
     reflectorOptions.watchErrorHandler = m_watchErrorHandler;
     reflectorOptions.shouldResync = [this] { return shouldResync(); };
     m_reflector = std::make_unique<Reflector>(m_listerWatcher, m_fifo.get(), reflectorOptions);

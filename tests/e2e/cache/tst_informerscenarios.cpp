@@ -8,6 +8,7 @@
 //   * kube-apiserver restarted during watches: the informer recovers and converges;
 //   * etcd compacted while the watch is down: the watch gets 410, the informer relists and
 //     emits tombstone deletes for exactly the objects removed meanwhile;
+//   * WatchList streaming: the informer syncs from one watch, without a list;
 //   * etcd stopped for 20 s, and the apiserver restarted meanwhile: the reflectors back off,
 //     nothing crashes, and the informers converge afterwards.
 #include <qcm/cache/sharedindexinformer.h>
@@ -316,6 +317,7 @@ private slots:
     void apiserverRestart();
     void compactionRelistEmitsTombstones();
     void etcdOutage();
+    void watchListStreaming();
 };
 
 void tst_InformerScenarios::concurrentWritersConverge()
@@ -517,6 +519,35 @@ void tst_InformerScenarios::etcdOutage()
         30000);
     configMaps.stop();
     podTemplates.stop();
+}
+
+// WatchList streaming on the real apiserver: no list request at all, the cache equals the
+// server, and the stream goes on as the watch.
+void tst_InformerScenarios::watchListStreaming()
+{
+    RestClient client(clusterConfig(QStringLiteral("admin"), 1000, 1000));
+    const QString ns = createNamespace(client, QStringLiteral("watchlist"));
+    for (int i = 0; i < 30; ++i)
+        QVERIFY(client.create(ConfigMaps, ns, configMap(ns, QStringLiteral("cm-%1").arg(i))));
+    RestListerWatcher rest(&client, ConfigMaps, ns);
+    GatedListerWatcher recorded(&rest); // never held: it only records the calls
+    SharedIndexInformer::Options options;
+    options.useWatchList = true;
+    SharedIndexInformer informer(&recorded, options);
+    History history;
+    informer.addEventHandler(&history, history.handler());
+    informer.start();
+    QVERIFY(waitForCacheSync({&informer}, 60s));
+    QCOMPARE(cacheState(informer), kubectlGet(QStringLiteral("configmaps"), ns));
+    QVERIFY(client.remove(ConfigMaps, ns, QStringLiteral("cm-0")));
+    QVERIFY(client.create(ConfigMaps, ns, configMap(ns, QStringLiteral("late"))));
+    QVERIFY(converges(client, informer, ConfigMaps, ns));
+    const QMap<QString, QString> server = kubectlGet(QStringLiteral("configmaps"), ns);
+    QTRY_VERIFY_WITH_TIMEOUT(history.violations(server).isEmpty(), 30000);
+    const QStringList calls = recorded.calls();
+    QVERIFY2(calls.size() == 1 && calls.first() == QLatin1String("watch rv="),
+        qPrintable(calls.join(QStringLiteral(", "))));
+    informer.stop();
 }
 
 QTEST_GUILESS_MAIN(tst_InformerScenarios)

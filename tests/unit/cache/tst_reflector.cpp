@@ -6,6 +6,7 @@
 #include <qcm/fakeclock.h>
 
 #include "fakelisterwatcher.h"
+#include "fifotestsupport.h"
 
 #include <QtTest/QtTest>
 
@@ -73,6 +74,9 @@ private slots:
     void relistPageSize_data();
     void relistPageSize();
     void noRelistOnTooManyRequests();
+    void watchListStreamsThenWatches();
+    void watchListFallsBackToList();
+    void watchListRestartsIfCutShort();
     void veryShortWatchIsAnError();
     void backoffDoublesAndCaps();
     void resync();
@@ -241,6 +245,109 @@ void tst_Reflector::relistPageSize()
     QTRY_COMPARE(lw.listCalls().size(), first + 1);
     QCOMPARE(lw.listCalls()[first].resourceVersion, QStringLiteral("10"));
     QCOMPARE(lw.listCalls()[first].limit, relistLimit);
+}
+
+namespace {
+
+WatchEvent initialEventsEnd(const QString &rv)
+{
+    Object bookmark = cm(QString(), rv);
+    bookmark.setAnnotations(
+        {{QStringLiteral("k8s.io/initial-events-end"), QStringLiteral("true")}});
+    return watchEvent(WatchEvent::Type::Bookmark, bookmark);
+}
+
+Reflector::Options watchListOptions(qcm::Clock *clock)
+{
+    auto options = reflectorOptions(clock);
+    options.useWatchList = true;
+    return options;
+}
+
+} // namespace
+
+// client-go's watchList(): one watch streams the objects up to the initial-events-end
+// bookmark, the store gets them in one replace, and the same watch goes on.
+void tst_Reflector::watchListStreamsThenWatches()
+{
+    qcm::FakeClock clock;
+    FakeListerWatcher lw;
+    auto w = lw.scriptWatch();
+    const fifotest::Known known;
+    DeltaFifo::Options fifoOptions;
+    fifoOptions.knownObjects = &known;
+    fifoOptions.emitDeltaTypeReplaced = true;
+    DeltaFifo fifo(fifoOptions);
+    Reflector reflector(&lw, &fifo, watchListOptions(&clock));
+    Running running(reflector);
+    QTRY_COMPARE(lw.watchCalls().size(), 1);
+    const ListOptions asked = lw.watchCalls().first();
+    QVERIFY(asked.sendInitialEvents);
+    QCOMPARE(asked.resourceVersionMatch, QStringLiteral("NotOlderThan"));
+    QVERIFY(asked.resourceVersion.isEmpty());
+    QVERIFY(asked.allowWatchBookmarks);
+    w->push(watchEvent(WatchEvent::Type::Added, cm(QStringLiteral("a"), QStringLiteral("5"))));
+    w->push(watchEvent(WatchEvent::Type::Added, cm(QStringLiteral("b"), QStringLiteral("6"))));
+    w->push(watchEvent(WatchEvent::Type::Added, cm(QStringLiteral("c"), QStringLiteral("7"))));
+    w->push(watchEvent(WatchEvent::Type::Deleted, cm(QStringLiteral("c"), QStringLiteral("8"))));
+    QTest::qWait(20);
+    QVERIFY(fifo.listKeys().isEmpty()); // nothing reaches the store before the bookmark
+    w->push(initialEventsEnd(QStringLiteral("10")));
+    QTRY_COMPARE(keys(fifo), QStringLiteral("ns/a ns/b"));
+    QCOMPARE(fifo.getByKey(QStringLiteral("ns/a"))->first().type, DeltaType::Replaced);
+    QCOMPARE(reflector.lastSyncResourceVersion(), QStringLiteral("10"));
+    w->push(watchEvent(WatchEvent::Type::Modified, cm(QStringLiteral("a"), QStringLiteral("11"))));
+    QTRY_COMPARE(reflector.lastSyncResourceVersion(), QStringLiteral("11"));
+    QCOMPARE(fifo.getByKey(QStringLiteral("ns/a"))->last().type, DeltaType::Updated);
+    QCOMPARE(lw.watchCalls().size(), 1); // the same stream went on
+    QVERIFY(lw.listCalls().isEmpty());
+}
+
+// A server that refuses the streaming request gets a regular list instead.
+void tst_Reflector::watchListFallsBackToList()
+{
+    qcm::FakeClock clock;
+    FakeListerWatcher lw;
+    lw.watches.push_back(status(422, "Invalid"));
+    lw.lists.push_back(listOf({cm(QStringLiteral("a"), QStringLiteral("5"))}, QStringLiteral("9")));
+    DeltaFifo fifo;
+    Reflector reflector(&lw, &fifo, watchListOptions(&clock));
+    Running running(reflector);
+    QTRY_COMPARE(lw.watchCalls().size(), 2);
+    QVERIFY(lw.watchCalls()[0].sendInitialEvents);
+    QCOMPARE(lw.listCalls().size(), 1);
+    QVERIFY(!lw.watchCalls()[1].sendInitialEvents); // the regular watch after the list
+    QCOMPARE(lw.watchCalls()[1].resourceVersion, QStringLiteral("9"));
+    QCOMPARE(keys(fifo), QStringLiteral("ns/a"));
+}
+
+// A stream that ends before its bookmark is thrown away and asked for again from a clean
+// slate; a 410 asks again from the latest version.
+void tst_Reflector::watchListRestartsIfCutShort()
+{
+    qcm::FakeClock clock;
+    FakeListerWatcher lw;
+    auto first = lw.scriptWatch();
+    WatchEvent gone;
+    gone.status = status(410, "Expired");
+    auto second = lw.scriptWatch();
+    auto third = lw.scriptWatch();
+    DeltaFifo fifo;
+    Reflector reflector(&lw, &fifo, watchListOptions(&clock));
+    Running running(reflector);
+    QTRY_COMPARE(lw.watchCalls().size(), 1);
+    first->push(
+        watchEvent(WatchEvent::Type::Added, cm(QStringLiteral("stale"), QStringLiteral("5"))));
+    first->close();
+    QTRY_COMPARE(lw.watchCalls().size(), 2);
+    second->push(gone);
+    QTRY_COMPARE(lw.watchCalls().size(), 3);
+    QVERIFY(lw.watchCalls()[2].sendInitialEvents);
+    QVERIFY(lw.watchCalls()[2].resourceVersion.isEmpty());
+    third->push(watchEvent(WatchEvent::Type::Added, cm(QStringLiteral("a"), QStringLiteral("6"))));
+    third->push(initialEventsEnd(QStringLiteral("12")));
+    QTRY_COMPARE(keys(fifo), QStringLiteral("ns/a")); // nothing of the first stream
+    QVERIFY(lw.listCalls().isEmpty());
 }
 
 void tst_Reflector::noRelistOnTooManyRequests()

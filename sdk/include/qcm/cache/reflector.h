@@ -48,6 +48,11 @@ public:
         // Asked at every resync tick; the FIFO resyncs only if it says yes (client-go's
         // ShouldResync: the informer checks which handlers are due). Null: always.
         std::function<bool()> shouldResync;
+        // WatchList streaming (client-go's WatchListClient): one watch with
+        // sendInitialEvents=true and resourceVersionMatch=NotOlderThan streams the current
+        // objects, ends them with a bookmark annotated k8s.io/initial-events-end, and goes on
+        // as the watch. If the server can't, a regular list is done instead.
+        bool useWatchList = false;
     };
 
     Reflector(ListerWatcher *listerWatcher, Queue *store, Options options);
@@ -63,7 +68,13 @@ private:
     // One list and the watches that follow it; returns the error that ended it, if any.
     std::optional<client::Status> listAndWatch();
     std::optional<client::Status> list();
-    std::optional<client::Status> watchLoop();
+    // The watches after a list; `streamed` is the watch-list stream to go on with, if any.
+    std::optional<client::Status> watchLoop(std::shared_ptr<client::WatchStream> streamed);
+    // client-go's watchList(): the stream of initial events up to the initial-events-end
+    // bookmark, replaced into the store; the stream is returned to go on watching.
+    Result<std::shared_ptr<client::WatchStream>, client::Status> watchList();
+    void setWatch(std::shared_ptr<client::WatchStream> watch);
+    int watchTimeoutSeconds();
     // Waits `d` on the clock; false if stopped meanwhile.
     bool sleep(Duration d);
     Duration nextBackoff();

@@ -41,6 +41,7 @@ public:
         Indexers indexers {{NamespaceIndex, metaNamespaceIndexFunc}};
         Clock *clock = nullptr;
         int pageSize = 0; // the reflector's; 0: client-go's choice (reflector.h)
+        bool useWatchList = false; // WatchList streaming instead of list (reflector.h)
         enum class QueueKind { RealFifo, DeltaFifo };
         QueueKind queue = QueueKind::RealFifo;
         InformerNameAndResource identifier; // metrics are recorded only if reserved
