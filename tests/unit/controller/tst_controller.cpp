@@ -10,7 +10,9 @@
 #include <QtTest/QSignalSpy>
 #include <QtTest/QtTest>
 
+#include <algorithm>
 #include <condition_variable>
+#include <map>
 #include <mutex>
 #include <stdexcept>
 
@@ -78,12 +80,18 @@ public:
 
     std::function<ReconcileResult(const QString &, int call)> onReconcile;
 
+    // A new list each time: the workers append while the test reads (a shared QList
+    // would detach under a reader that only holds a copy).
     QStringList calls() const
     {
         std::lock_guard lock(m_mutex);
-        return m_calls;
+        return QStringList(m_calls.begin(), m_calls.end());
     }
-    int callsFor(const QString &key) const { return int(calls().count(key)); }
+    int callsFor(const QString &key) const
+    {
+        std::lock_guard lock(m_mutex);
+        return int(std::count(m_calls.begin(), m_calls.end(), key));
+    }
     int maxConcurrentForOneKey() const
     {
         std::lock_guard lock(m_mutex);
@@ -96,8 +104,8 @@ protected:
         int call;
         {
             std::lock_guard lock(m_mutex);
-            m_calls << key;
-            call = int(m_calls.count(key));
+            m_calls.push_back(key);
+            call = int(std::count(m_calls.begin(), m_calls.end(), key));
             m_maxSameKey = std::max(m_maxSameKey, ++m_inFlight[key]);
         }
         struct Leave
@@ -115,8 +123,8 @@ protected:
 
 private:
     mutable std::mutex m_mutex;
-    QStringList m_calls;
-    QHash<QString, int> m_inFlight;
+    std::vector<QString> m_calls;
+    std::map<QString, int> m_inFlight;
     int m_maxSameKey = 0;
 };
 
