@@ -4,6 +4,7 @@
 #include "leaderelector_p.h"
 #include "logging_p.h"
 
+#include <QtCore/QPointer>
 #include <QtCore/QRandomGenerator>
 
 #include <cstdio>
@@ -111,7 +112,7 @@ LeaderElector::~LeaderElector()
     d->retryTimer.reset();
     d->deadlineTimer.reset();
     d->token.cancel();
-    if (d->state != Private::State::Idle && d->state != Private::State::Stopped)
+    if (isRunning())
         d->config.lock->setWatching(false);
     if (d->masterStatus)
         d->masterStatus->set(0);
@@ -164,10 +165,15 @@ std::optional<Error> LeaderElector::check(Duration maxTolerableExpiredLease) con
 
 void LeaderElector::run()
 {
-    if (isRunning())
+    if (isRunning()) {
+        if (d->state == Private::State::Ending)
+            qCWarning(lcLeaderElection).noquote()
+                << "run() while the run is ending does nothing: call it after finished()";
         return;
-    d->state = Private::State::Candidate;
+    }
+    d->setState(Private::State::Candidate);
     d->stopRequested = false;
+    d->lost = false;
     qCInfo(lcLeaderElection).noquote() << "attempting to acquire leader lease" << d->desc();
     if (d->config.watchLock)
         d->config.lock->setWatching(true);
@@ -180,6 +186,7 @@ void LeaderElector::stop()
     case Private::State::Idle:
     case Private::State::Stopped:
         return;
+    case Private::State::Ending: // a stoppedLeading() slot: the run finishes after it
     case Private::State::Releasing:
         d->stopRequested = true;
         return;
@@ -187,18 +194,19 @@ void LeaderElector::stop()
         d->stopRequested = true;
         ++d->attempt;
         d->attemptInFlight = false;
+        d->hintPending = false;
         d->retryTimer->stop();
-        d->state = Private::State::Stopped;
-        d->config.lock->setWatching(false);
-        emit stoppedLeading(); // client-go calls OnStoppedLeading even if it never led
-        emit finished();
+        d->setState(Private::State::Ending);
+        // client-go calls OnStoppedLeading even if it never led.
+        if (emitChecked([this] { emit stoppedLeading(); }))
+            finishRun();
         return;
     case Private::State::Leading:
         d->stopRequested = true;
         qCInfo(lcLeaderElection).noquote() << "stopping: giving up lease" << d->desc();
         endTerm();
-        emit stoppedLeading();
-        afterTerm();
+        if (emitChecked([this] { emit stoppedLeading(); }))
+            afterTerm();
         return;
     }
 }
@@ -338,7 +346,8 @@ void LeaderElector::onAttemptDone(bool succeeded)
 {
     switch (d->state) {
     case Private::State::Candidate:
-        maybeReportTransition();
+        if (!maybeReportTransition())
+            return; // a newLeader() slot stopped, restarted or deleted the elector
         if (succeeded) {
             becomeLeader();
         } else {
@@ -352,7 +361,8 @@ void LeaderElector::onAttemptDone(bool succeeded)
             onDeadline();
             return;
         }
-        maybeReportTransition();
+        if (!maybeReportTransition())
+            return;
         if (succeeded) {
             // The term now lasts renewDeadline from the moment this renewal was sent: others
             // saw it no earlier than that.
@@ -373,6 +383,7 @@ void LeaderElector::onAttemptDone(bool succeeded)
         return;
     }
     case Private::State::Idle:
+    case Private::State::Ending:
     case Private::State::Releasing:
     case Private::State::Stopped:
         return;
@@ -381,7 +392,7 @@ void LeaderElector::onAttemptDone(bool succeeded)
 
 void LeaderElector::becomeLeader()
 {
-    d->state = Private::State::Leading;
+    d->setState(Private::State::Leading);
     d->leaseDeadline = d->attemptStart + d->config.renewDeadline;
     LeaderToken token(d->clock, d->leaseDeadline);
     {
@@ -393,9 +404,10 @@ void LeaderElector::becomeLeader()
         d->masterStatus->set(1);
     qCInfo(lcLeaderElection).noquote() << "successfully acquired lease" << d->desc();
     d->deadlineTimer->reset(d->leaseDeadline);
-    emit startedLeading(token);
+    if (!emitChecked([this, token] { emit startedLeading(token); }))
+        return; // a slot stopped or deleted the elector
     // client-go's renew loop starts with a renewal.
-    if (d->state == Private::State::Leading && !d->attemptInFlight)
+    if (!d->attemptInFlight)
         startAttempt();
 }
 
@@ -442,6 +454,7 @@ void LeaderElector::onRetryTimer()
         finishRelease(false);
         return;
     case Private::State::Idle:
+    case Private::State::Ending:
     case Private::State::Stopped:
         return;
     }
@@ -474,13 +487,16 @@ void LeaderElector::onLockChanged()
 void LeaderElector::stepDown(const QString &reason)
 {
     qCWarning(lcLeaderElection).noquote() << reason;
+    d->lost = true;
     endTerm();
-    emit stoppedLeading();
-    afterTerm();
+    if (emitChecked([this] { emit stoppedLeading(); }))
+        afterTerm();
 }
 
+// Leading -> Ending: the token is cancelled before any stoppedLeading() slot runs.
 void LeaderElector::endTerm()
 {
+    d->setState(Private::State::Ending);
     ++d->attempt; // whatever is in flight no longer counts
     d->attemptInFlight = false;
     d->hintPending = false;
@@ -496,30 +512,43 @@ void LeaderElector::endTerm()
     d->config.lock->recordEvent(QStringLiteral("stopped leading"));
 }
 
+// After the stoppedLeading() slots: release if asked to, then be a candidate again (Rejoin)
+// or finish the run.
 void LeaderElector::afterTerm()
 {
     auto next = [this] {
         if (!d->stopRequested && d->config.mode == LeaderElectionConfig::Mode::Rejoin) {
-            d->state = Private::State::Candidate;
+            d->setState(Private::State::Candidate);
+            d->lost = false;
             qCInfo(lcLeaderElection).noquote()
                 << "attempting to acquire leader lease" << d->desc() << "again";
             startAttempt();
             return;
         }
-        d->state = Private::State::Stopped;
-        d->config.lock->setWatching(false);
-        emit finished();
-        if (!d->stopRequested && d->config.mode == LeaderElectionConfig::Mode::RunOrDie) {
-            qCCritical(lcLeaderElection).noquote() << "leaderelection lost";
-            d->config.exitProcess(1);
-        }
+        finishRun();
     };
     if (!d->config.releaseOnCancel) {
         next();
         return;
     }
-    d->state = Private::State::Releasing;
+    d->setState(Private::State::Releasing);
     release([next](bool) { next(); });
+}
+
+// The end of the run: finished(), and in RunOrDie mode after a loss the exit. A finished()
+// slot may delete the elector or run it again, so nothing of it is read after the emit.
+void LeaderElector::finishRun()
+{
+    d->setState(Private::State::Stopped);
+    d->config.lock->setWatching(false);
+    const bool exit = d->lost && d->config.mode == LeaderElectionConfig::Mode::RunOrDie;
+    d->lost = false;
+    const std::function<void(int)> exitProcess = d->config.exitProcess;
+    if (exit)
+        qCCritical(lcLeaderElection).noquote() << "leaderelection lost";
+    emit finished();
+    if (exit)
+        exitProcess(1);
 }
 
 void LeaderElector::release(std::function<void(bool)> done)
@@ -586,13 +615,25 @@ void LeaderElector::releaseStep(quint64 attempt)
 
 // --- observed state ------------------------------------------------------------------------
 
-void LeaderElector::maybeReportTransition()
+// Emits newLeader() if the holder changed. False when a slot changed the elector's course.
+bool LeaderElector::maybeReportTransition()
 {
     const QString holder = leader();
     if (holder == d->reportedLeader)
-        return;
+        return true;
     d->reportedLeader = holder;
-    emit newLeader(holder);
+    return emitChecked([this, holder] { emit newLeader(holder); });
+}
+
+// Slots run synchronously and may call stop() or run(), or delete the elector. True when
+// none of that happened, so the caller may go on; otherwise it must return at once (and not
+// touch `d` at all if the elector is gone).
+bool LeaderElector::emitChecked(const std::function<void()> &emitSignal)
+{
+    const QPointer<LeaderElector> self(this);
+    const quint64 epoch = d->epoch;
+    emitSignal();
+    return self && d->epoch == epoch;
 }
 
 void LeaderElector::setObservedRecord(const LeaderElectionRecord &record)

@@ -14,7 +14,9 @@ namespace qcm::leaderelection {
 
 struct LeaderElector::Private
 {
-    enum class State { Idle, Candidate, Leading, Releasing, Stopped };
+    // Ending: a term or a run is ending and its stoppedLeading() slots run; stop() then only
+    // records the request, and run() does nothing (the run lasts until finished()).
+    enum class State { Idle, Candidate, Leading, Ending, Releasing, Stopped };
 
     LeaderElectionConfig config;
     Clock *clock = nullptr;
@@ -26,7 +28,9 @@ struct LeaderElector::Private
 
     // Owner thread only.
     State state = State::Idle;
+    quint64 epoch = 0; // counts state changes: a slot that changed the course is noticed
     bool stopRequested = false;
+    bool lost = false; // the term ended because leadership was lost, not by stop()
     quint64 attempt = 0; // a result of an older attempt is ignored
     bool attemptInFlight = false;
     bool hintPending = false;
@@ -43,6 +47,11 @@ struct LeaderElector::Private
     LeaderToken token; // guarded by mutex; the current term's
 
     QString desc() const { return config.lock->describe(); }
+    void setState(State next)
+    {
+        state = next;
+        ++epoch;
+    }
 };
 
 } // namespace qcm::leaderelection

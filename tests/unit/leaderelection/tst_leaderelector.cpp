@@ -148,6 +148,14 @@ private slots:
     void runOrDieExitsOnLoss();
     void rejoinCampaignsAgain();
     void stopWhileCandidate();
+    void stopInStoppedLeadingAfterLoss_data();
+    void stopInStoppedLeadingAfterLoss();
+    void stopInStoppedLeadingOnStop();
+    void stopInNewLeaderWhileAcquiring();
+    void runInStoppedLeadingWaitsForFinished();
+    void deleteInFinished_data();
+    void deleteInFinished();
+    void deleteInStartedLeading();
     void candidateTriesWhenTheLeaseExpires();
     void lockChangeWakesACandidate();
     void metrics();
@@ -743,6 +751,173 @@ void tst_LeaderElector::stopWhileCandidate()
     const int ops = h.lock->ops.size();
     h.advance(10s);
     QCOMPARE(h.lock->ops.size(), ops);
+}
+
+// --- slots that stop, restart or delete the elector ----------------------------------------
+
+// A stoppedLeading() slot that calls stop() after leadership was lost: the term ends once, the
+// run finishes (Rejoin does not rejoin), and RunOrDie still exits, since the lease was lost.
+void tst_LeaderElector::stopInStoppedLeadingAfterLoss_data()
+{
+    QTest::addColumn<bool>("rejoin");
+    QTest::newRow("RunOrDie") << false;
+    QTest::newRow("Rejoin") << true;
+}
+
+void tst_LeaderElector::stopInStoppedLeadingAfterLoss()
+{
+    QFETCH(bool, rejoin);
+    Harness h([&](LeaderElectionConfig &c) {
+        c.mode = rejoin ? LeaderElectionConfig::Mode::Rejoin : LeaderElectionConfig::Mode::RunOrDie;
+    });
+    int stops = 0;
+    QObject::connect(h.elector.get(), &LeaderElector::stoppedLeading, [&] {
+        ++stops;
+        QVERIFY(!h.elector->isLeader());
+        h.elector->stop();
+    });
+    h.elector->run();
+    settle();
+    QVERIFY(h.elector->isLeader());
+    h.lock->onUpdate = [](int, const LeaderElectionRecord &) -> std::optional<WriteResult> {
+        return WriteResult(canceled());
+    };
+    h.lock->onGet = [](int) -> std::optional<GetResult> { return GetResult(canceled()); };
+    h.advance(3s); // renewals fail past renewDeadline
+    QCOMPARE(stops, 1);
+    QCOMPARE(h.signalsSeen.mid(h.signalsSeen.indexOf(QStringLiteral("stopped"))),
+        (QStringList {QStringLiteral("stopped"), QStringLiteral("finished")}));
+    QVERIFY(!h.elector->isRunning());
+    QVERIFY(!h.elector->isLeader());
+    QCOMPARE(h.exits, rejoin ? 0 : 1);
+    const int ops = h.lock->ops.size();
+    h.advance(10s);
+    QCOMPARE(h.lock->ops.size(), ops); // finished: no more calls
+}
+
+// The same while stop() itself ends the term: stoppedLeading() once, then the release, then
+// finished() once.
+void tst_LeaderElector::stopInStoppedLeadingOnStop()
+{
+    Harness h([](LeaderElectionConfig &c) { c.releaseOnCancel = true; });
+    int stops = 0;
+    QObject::connect(h.elector.get(), &LeaderElector::stoppedLeading, [&] {
+        ++stops;
+        h.elector->stop();
+    });
+    h.elector->run();
+    settle();
+    QVERIFY(h.elector->isLeader());
+    h.elector->stop();
+    settle();
+    QCOMPARE(stops, 1);
+    QCOMPARE(h.signalsSeen.count(QStringLiteral("finished")), 1);
+    QCOMPARE(h.signalsSeen.last(), QStringLiteral("finished"));
+    QCOMPARE(h.lock->stored->holderIdentity, QString()); // released
+    QVERIFY(!h.elector->isRunning());
+    QCOMPARE(h.exits, 0);
+}
+
+// A newLeader() slot that calls stop() while the acquiring attempt succeeds: the elector does
+// not go on to lead.
+void tst_LeaderElector::stopInNewLeaderWhileAcquiring()
+{
+    Harness h;
+    QObject::connect(h.elector.get(), &LeaderElector::newLeader, [&] { h.elector->stop(); });
+    h.elector->run();
+    settle();
+    QCOMPARE(h.signalsSeen,
+        (QStringList {
+            QStringLiteral("new baz"), QStringLiteral("stopped"), QStringLiteral("finished")}));
+    QVERIFY(!h.elector->isLeader());
+    QVERIFY(!h.elector->isRunning());
+    QVERIFY(!h.elector->token().isValid());
+    const int ops = h.lock->ops.size();
+    h.advance(10s);
+    QCOMPARE(h.lock->ops.size(), ops);
+    QCOMPARE(h.signalsSeen.count(QStringLiteral("started")), 0);
+}
+
+// The run lasts until finished(): run() from a stoppedLeading() slot does nothing, and from a
+// finished() slot starts a new run.
+void tst_LeaderElector::runInStoppedLeadingWaitsForFinished()
+{
+    Harness h;
+    h.lock->stored = holder(QStringLiteral("other"), 15);
+    bool restart = false;
+    QObject::connect(h.elector.get(), &LeaderElector::stoppedLeading, [&] {
+        QVERIFY(h.elector->isRunning());
+        h.elector->run();
+    });
+    QObject::connect(h.elector.get(), &LeaderElector::finished, [&] {
+        QVERIFY(!h.elector->isRunning());
+        if (restart)
+            h.elector->run();
+    });
+    h.elector->run();
+    settle();
+    h.elector->stop();
+    QCOMPARE(h.signalsSeen.last(), QStringLiteral("finished"));
+    QVERIFY(!h.elector->isRunning());
+    const int ops = h.lock->ops.size();
+    h.advance(10s);
+    QCOMPARE(h.lock->ops.size(), ops);
+
+    restart = true;
+    h.elector->run();
+    settle();
+    h.elector->stop();
+    QVERIFY(h.elector->isRunning()); // restarted by the finished() slot
+    QCOMPARE(h.signalsSeen.last(), QStringLiteral("finished"));
+    h.advance(3s);
+    QVERIFY(h.lock->ops.size() > ops);
+}
+
+// A finished() slot that deletes the elector: nothing touches it afterwards, and a lost
+// RunOrDie run still exits.
+void tst_LeaderElector::deleteInFinished_data()
+{
+    QTest::addColumn<bool>("lose");
+    QTest::addColumn<bool>("release");
+    QTest::newRow("lost") << true << false;
+    QTest::newRow("lost, releasing") << true << true;
+    QTest::newRow("stopped") << false << false;
+    QTest::newRow("stopped, releasing") << false << true;
+}
+
+void tst_LeaderElector::deleteInFinished()
+{
+    QFETCH(bool, lose);
+    QFETCH(bool, release);
+    Harness h([&](LeaderElectionConfig &c) { c.releaseOnCancel = release; });
+    QObject::connect(h.elector.get(), &LeaderElector::finished, [&] { h.elector.reset(); });
+    h.elector->run();
+    settle();
+    QVERIFY(h.elector->isLeader());
+    if (lose) {
+        h.lock->writeByOther(holder(QStringLiteral("other"), 15));
+        h.advance(1s);
+    } else {
+        h.elector->stop();
+        settle();
+    }
+    QVERIFY(!h.elector);
+    QCOMPARE(h.signalsSeen.last(), QStringLiteral("finished"));
+    QCOMPARE(h.exits, lose ? 1 : 0);
+}
+
+// A startedLeading() slot that deletes the elector: the renewal that would follow is not
+// started on a deleted elector.
+void tst_LeaderElector::deleteInStartedLeading()
+{
+    Harness h;
+    QObject::connect(h.elector.get(), &LeaderElector::startedLeading, [&] { h.elector.reset(); });
+    h.elector->run();
+    settle();
+    QVERIFY(!h.elector);
+    QCOMPARE(h.lock->ops, (QStringList {QStringLiteral("get"), QStringLiteral("create")}));
+    h.advance(5s);
+    QCOMPARE(h.lock->ops.size(), 2);
 }
 
 // With watchLock, a candidate tries at the instant the observed lease expires.

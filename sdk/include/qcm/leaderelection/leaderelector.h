@@ -108,10 +108,12 @@ private:
     void stepDown(const QString &reason);
     void endTerm();
     void afterTerm();
+    void finishRun();
     void release(std::function<void(bool)> done);
     void releaseStep(quint64 attempt);
     void finishRelease(bool released);
-    void maybeReportTransition();
+    bool maybeReportTransition();
+    bool emitChecked(const std::function<void()> &emitSignal);
     void setObservedRecord(const LeaderElectionRecord &record);
     bool isLeaseValid(TimePoint now) const;
     bool observedHolderIsMe() const;
