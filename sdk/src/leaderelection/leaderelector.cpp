@@ -83,6 +83,8 @@ LeaderElector::LeaderElector(LeaderElectionConfig config, QObject *parent)
         = d->clock->newTimer([mailbox, this] { mailbox->post([this] { onRetryTimer(); }); });
     d->deadlineTimer
         = d->clock->newTimer([mailbox, this] { mailbox->post([this] { onDeadline(); }); });
+    d->attemptTimer
+        = d->clock->newTimer([mailbox, this] { mailbox->post([this] { onAttemptTimeout(); }); });
     if (d->config.metrics) {
         const metrics::Labels labels {{QStringLiteral("name"), d->config.name}};
         d->masterStatus
@@ -111,6 +113,7 @@ LeaderElector::~LeaderElector()
     d->mailbox->close();
     d->retryTimer.reset();
     d->deadlineTimer.reset();
+    d->attemptTimer.reset();
     d->token.cancel();
     if (isRunning())
         d->config.lock->setWatching(false);
@@ -196,6 +199,7 @@ void LeaderElector::stop()
         d->attemptInFlight = false;
         d->hintPending = false;
         d->retryTimer->stop();
+        d->attemptTimer->stop();
         d->setState(Private::State::Ending);
         // client-go calls OnStoppedLeading even if it never led.
         if (emitChecked([this] { emit stoppedLeading(); }))
@@ -227,8 +231,12 @@ void LeaderElector::startAttempt()
         if (attempt != d->attempt)
             return;
         d->attemptInFlight = false;
+        d->attemptTimer->stop();
         onAttemptDone(succeeded);
     });
+    // The attempt's own bound, as client-go's context timeout: a request that hangs (a client
+    // without a timeout, a dead connection) must not stop the elector from trying again.
+    d->attemptTimer->reset(d->attemptStart + d->config.renewDeadline);
 }
 
 void LeaderElector::tryAcquireOrRenew(quint64 attempt, std::function<void(bool)> done)
@@ -348,6 +356,17 @@ void LeaderElector::onAttemptDone(bool succeeded)
     case Private::State::Candidate:
         if (!maybeReportTransition())
             return; // a newLeader() slot stopped, restarted or deleted the elector
+        if (succeeded && d->clock->now() >= d->attemptStart + d->config.renewDeadline) {
+            // The reply came after the term it would start was already over (the process was
+            // paused with the request in flight): never start leading on an expired token.
+            // Try again at once; the resourceVersion makes the retry safe.
+            qCWarning(lcLeaderElection).noquote()
+                << "acquired lease" << d->desc() << "but saw the reply"
+                << toMs(d->clock->now() - d->attemptStart)
+                << "ms after the attempt started, past renewDeadline: trying again";
+            startAttempt();
+            return;
+        }
         if (succeeded) {
             becomeLeader();
         } else {
@@ -476,6 +495,40 @@ void LeaderElector::onDeadline()
                  .arg(toMs(d->config.renewDeadline)));
 }
 
+void LeaderElector::onAttemptTimeout()
+{
+    if (!d->attemptInFlight)
+        return;
+    const TimePoint now = d->clock->now();
+    const TimePoint bound = d->attemptStart + d->config.renewDeadline;
+    if (now < bound) {
+        d->attemptTimer->reset(bound); // fired for an earlier attempt
+        return;
+    }
+    qCWarning(lcLeaderElection).noquote()
+        << "no reply from lock" << d->desc() << "within renewDeadline: abandoning the attempt";
+    ++d->attempt; // its late results are ignored
+    d->attemptInFlight = false;
+    switch (d->state) {
+    case Private::State::Leading:
+        // The term's deadline is never later than this attempt's bound.
+        if (now >= d->leaseDeadline) {
+            onDeadline();
+            return;
+        }
+        startAttempt();
+        return;
+    case Private::State::Candidate:
+        startAttempt(); // it has waited renewDeadline (> 1.2 x retryPeriod) already
+        return;
+    case Private::State::Idle:
+    case Private::State::Ending:
+    case Private::State::Releasing:
+    case Private::State::Stopped:
+        return;
+    }
+}
+
 void LeaderElector::onLockChanged()
 {
     if (d->state == Private::State::Candidate)
@@ -502,6 +555,7 @@ void LeaderElector::endTerm()
     d->hintPending = false;
     d->retryTimer->stop();
     d->deadlineTimer->stop();
+    d->attemptTimer->stop();
     {
         std::lock_guard lock(d->mutex);
         d->token.cancel();

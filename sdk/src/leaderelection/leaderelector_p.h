@@ -23,6 +23,7 @@ struct LeaderElector::Private
     std::shared_ptr<detail::Mailbox> mailbox;
     std::unique_ptr<Timer> retryTimer;
     std::unique_ptr<Timer> deadlineTimer;
+    std::unique_ptr<Timer> attemptTimer; // abandons an attempt still in flight at its bound
     metrics::Gauge *masterStatus = nullptr;
     metrics::Counter *slowpath = nullptr;
 

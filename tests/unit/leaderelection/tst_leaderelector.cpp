@@ -143,6 +143,8 @@ private slots:
     void pauseStepsDownBeforeLeaderWork();
     void lateRenewalReplyDoesNotReviveTheTerm();
     void renewDeadlineEndsTheTerm();
+    void lateAcquireReplyDoesNotLead();
+    void hungAcquireIsAbandoned();
     void takenOverLeaseStepsDownAtOnce();
     void acquireRetriesWithJitter();
     void runOrDieExitsOnLoss();
@@ -649,6 +651,71 @@ void tst_LeaderElector::renewDeadlineEndsTheTerm()
     QCOMPARE(token.endedAt(), lastSuccessStart + 2s);
     QCOMPARE(h.signalsSeen.count(QStringLiteral("stopped")), 1);
     QCOMPARE(h.exits, 0); // Rejoin
+}
+
+// A candidate whose acquiring update succeeds on the server but whose reply it sees only after
+// a pause longer than renewDeadline (SIGSTOP with the request in flight): it must not start a
+// term that is over already. It tries again at once (the resourceVersion makes that safe) and
+// leads on a fresh term.
+void tst_LeaderElector::lateAcquireReplyDoesNotLead()
+{
+    Harness h; // renewDeadline 2 s
+    h.lock->stored = LeaderElectionRecord(); // nobody holds it: get, then update
+    h.lock->holdUpdate = [](int n) { return n == 1; };
+    QList<bool> validAtStart;
+    QObject::connect(h.elector.get(), &LeaderElector::startedLeading,
+        [&](const LeaderToken &token) { validAtStart << token.isValid(); });
+    h.elector->run();
+    settle();
+    QVERIFY(h.lock->heldUpdate); // the acquiring update is in flight
+    h.lock->finishHeldUpdate(h.lock->heldUpdateResult); // the server accepted it, but
+    h.clock.step(60s); // the process was paused before it saw the reply
+    settle();
+    QCOMPARE(validAtStart, QList<bool> {true});
+    QVERIFY(h.elector->isLeader());
+    QVERIFY(h.elector->token().deadline() > h.clock.now());
+    // get, the held update, then the retry's update (fast path) and the first renewal.
+    QCOMPARE(h.lock->ops.mid(0, 3),
+        (QStringList {QStringLiteral("get"), QStringLiteral("update"), QStringLiteral("update")}));
+}
+
+// A candidate whose request hangs (the client has no timeout) abandons it after renewDeadline,
+// as client-go's context timeout would, and tries again; the late reply is ignored.
+void tst_LeaderElector::hungAcquireIsAbandoned()
+{
+    Harness h; // renewDeadline 2 s, retryPeriod 1 s
+    h.lock->latency = Duration::zero();
+    h.lock->holdGet = [](int) { return true; }; // no get ever answers
+    const TimePoint start = h.clock.now();
+    h.elector->run();
+    settle();
+    QCOMPARE(h.lock->gets, 1);
+    const auto firstGet = h.lock->heldGet;
+    TimePoint secondGetAt;
+    for (int i = 0; i < 30 && h.lock->gets < 2; ++i) {
+        h.advance(100ms);
+        secondGetAt = h.clock.now();
+    }
+    QCOMPARE(h.lock->gets, 2);
+    QVERIFY(secondGetAt >= start + 2s); // not before renewDeadline
+    QVERIFY(secondGetAt <= start + 2s + 100ms); // and at once then
+    for (int i = 0; i < 25; ++i)
+        h.advance(100ms);
+    QVERIFY(h.lock->gets >= 3); // and again, while the gets keep hanging
+
+    // The abandoned get answers late: ignored.
+    firstGet->addResult(GetResult(ObservedRecord {
+        holder(QStringLiteral("other"), 15), rawOf(holder(QStringLiteral("other"), 15))}));
+    firstGet->finish();
+    settle();
+    QCOMPARE(h.elector->leader(), QString());
+    QVERIFY(!h.signalsSeen.contains(QStringLiteral("new other")));
+
+    // The current one answers: there is no lock object yet, so it is created and held.
+    h.lock->holdGet = {};
+    h.lock->finishHeldGet(GetResult(notFound()));
+    settle();
+    QVERIFY(h.elector->isLeader());
 }
 
 void tst_LeaderElector::takenOverLeaseStepsDownAtOnce()

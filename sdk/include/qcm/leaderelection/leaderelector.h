@@ -104,6 +104,7 @@ private:
     void scheduleAcquire();
     void onRetryTimer();
     void onDeadline();
+    void onAttemptTimeout();
     void onLockChanged();
     void stepDown(const QString &reason);
     void endTerm();
