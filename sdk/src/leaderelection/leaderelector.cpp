@@ -384,21 +384,24 @@ void LeaderElector::onAttemptDone(bool succeeded)
             return;
         if (succeeded) {
             // The term now lasts renewDeadline from the moment this renewal was sent: others
-            // saw it no earlier than that.
+            // saw it no earlier than that. It started after the previous success, so this
+            // deadline is later than the one just checked.
             d->leaseDeadline = d->attemptStart + d->config.renewDeadline;
-            if (now >= d->leaseDeadline) {
-                onDeadline();
-                return;
-            }
             d->token.extend(d->leaseDeadline);
             d->deadlineTimer->reset(d->leaseDeadline);
             qCDebug(lcLeaderElection).noquote() << "successfully renewed lease" << d->desc();
-        } else if (!observedHolderIsMe()) {
+            // client-go's wait.Until: the next renewal retryPeriod after this one completed.
+            d->retryTimer->reset(now + d->config.retryPeriod);
+            return;
+        }
+        if (!observedHolderIsMe()) {
             stepDown(QStringLiteral("failed to renew lease %1: the lock is held by %2")
                          .arg(d->desc(), leader()));
             return;
         }
-        d->retryTimer->reset(now + d->config.retryPeriod);
+        // client-go's wait.PollUntilContextTimeout (a ticker of retryPeriod): the next try
+        // retryPeriod after this one started, or at once if it took longer.
+        d->retryTimer->reset(std::max(now, d->attemptStart + d->config.retryPeriod));
         return;
     }
     case Private::State::Idle:

@@ -142,6 +142,8 @@ private slots:
     void checkMethodRace();
     void pauseStepsDownBeforeLeaderWork();
     void lateRenewalReplyDoesNotReviveTheTerm();
+    void slowRenewalCountsFromItsSend();
+    void renewalRetryCadence();
     void renewDeadlineEndsTheTerm();
     void lateAcquireReplyDoesNotLead();
     void hungAcquireIsAbandoned();
@@ -541,27 +543,39 @@ void tst_LeaderElector::checkMethodRace()
     });
     std::atomic<bool> done {false};
     std::atomic<int> checks {0};
-    std::thread reader([&] {
+    std::atomic<int> reads {0};
+    // check() has a thread of its own: a thread that also took the elector's mutex elsewhere
+    // (isLeader(), leader()) would be ordered after the writes by that, and TSan could miss a
+    // check() that reads without the lock.
+    std::thread checker([&] {
         while (!done) {
             (void)h.elector->check(1s);
-            (void)h.elector->isLeader();
-            (void)h.elector->leader();
-            (void)h.elector->token().isValid();
             ++checks;
         }
     });
+    std::thread reader([&] {
+        while (!done) {
+            (void)h.elector->isLeader();
+            (void)h.elector->leader();
+            (void)h.elector->token().isValid();
+            ++reads;
+        }
+    });
     h.elector->run();
-    // Step time until the reader has overlapped with many steps (it may start late).
+    // Step time until both threads have overlapped with many steps (they may start late).
     QElapsedTimer elapsed;
     elapsed.start();
-    for (int i = 0; i < 200 || (checks < 2000 && elapsed.elapsed() < 20000); ++i) {
+    for (int i = 0; i < 200 || ((checks < 2000 || reads < 2000) && elapsed.elapsed() < 20000);
+         ++i) {
         h.advance(500ms);
         if (i % 50 == 25)
             h.lock->writeByOther(holder(QStringLiteral("other"), 2)); // lose it now and then
     }
     done = true;
+    checker.join();
     reader.join();
     QVERIFY(checks > 0);
+    QVERIFY(reads > 0);
     QVERIFY(h.signalsSeen.count(QStringLiteral("started")) >= 1);
 }
 
@@ -609,7 +623,8 @@ void tst_LeaderElector::pauseStepsDownBeforeLeaderWork()
 }
 
 // A renewal sent before the pause whose success arrives after it does not revive the term:
-// the deadline counts from when the renewal was sent.
+// the deadline counts from when the renewal was sent. The reply is handled before the
+// deadline timer, so it is the reply's handling that must see the term is over.
 void tst_LeaderElector::lateRenewalReplyDoesNotReviveTheTerm()
 {
     Harness h;
@@ -619,12 +634,82 @@ void tst_LeaderElector::lateRenewalReplyDoesNotReviveTheTerm()
     h.advance(1s); // a renewal is sent and hangs
     QVERIFY(h.lock->heldUpdate);
     QVERIFY(h.elector->isLeader());
-    h.clock.step(3s); // paused past renewDeadline (2 s)
-    h.lock->finishHeldUpdate(WriteResult()); // the server had accepted it
+    h.lock->finishHeldUpdate(WriteResult()); // the server had accepted it, but
+    h.clock.step(3s); // the process was paused past renewDeadline (2 s) before it saw that
     settle();
     QVERIFY(!h.elector->isLeader());
     QCOMPARE(h.signalsSeen.count(QStringLiteral("stopped")), 1);
     QCOMPARE(h.exits, 1); // RunOrDie
+}
+
+// A slow renewal whose reply still arrives before the term's deadline extends the term to
+// renewDeadline after the renewal was *sent*, not after its reply arrived: others may have
+// seen the record change as early as the send.
+void tst_LeaderElector::slowRenewalCountsFromItsSend()
+{
+    Harness h; // renewDeadline 2 s, retryPeriod 1 s
+    LeaderToken token;
+    QObject::connect(
+        h.elector.get(), &LeaderElector::startedLeading, [&](const LeaderToken &t) { token = t; });
+    h.lock->latency = Duration::zero();
+    h.elector->run();
+    settle(); // acquired, and renewed at once
+    QVERIFY(token.isValid());
+    h.lock->holdUpdate = [](int) { return true; };
+    for (int i = 0; i < 200 && !h.lock->heldUpdate; ++i)
+        h.advance(10ms);
+    QVERIFY(h.lock->heldUpdate); // the next renewal is in flight
+    const TimePoint sent = h.d().attemptStart;
+    QCOMPARE(sent, h.clock.now());
+    const TimePoint oldDeadline = token.deadline();
+    QVERIFY(oldDeadline > sent + 800ms);
+    h.lock->holdUpdate = {};
+    h.clock.step(800ms); // a slow reply, but before the old deadline
+    QVERIFY(h.clock.now() < oldDeadline);
+    h.lock->finishHeldUpdate(h.lock->heldUpdateResult);
+    settle();
+    QVERIFY(h.elector->isLeader());
+    QCOMPARE(token.deadline(), sent + 2s); // not the reply's time + 2 s
+    h.advance(10ms);
+    QCOMPARE(token.deadline(), sent + 2s); // no other renewal yet (one retryPeriod after)
+}
+
+// After a failed renewal the next try comes retryPeriod after the start of the failed one (or
+// at once if it took longer), as client-go's wait.PollUntilContextTimeout; after a success,
+// retryPeriod after it completed, as client-go's wait.Until.
+void tst_LeaderElector::renewalRetryCadence()
+{
+    Harness h([](LeaderElectionConfig &c) { c.renewDeadline = 9s; });
+    h.lock->latency = Duration::zero();
+    h.elector->run();
+    settle(); // acquired, and renewed at once
+    // Every failing try ends with a get (the fast path fails, then the slow path's read).
+    QList<TimePoint> tries; // when each try started
+    h.lock->onUpdate = [](int, const LeaderElectionRecord &) -> std::optional<WriteResult> {
+        return WriteResult(canceled());
+    };
+    h.lock->onGet = [&](int) -> std::optional<GetResult> {
+        tries << h.d().attemptStart;
+        return GetResult(canceled());
+    };
+    h.lock->latency = 300ms; // each call takes 300 ms
+    for (int i = 0; i < 400 && tries.size() < 3; ++i)
+        h.advance(10ms);
+    QCOMPARE(tries.size(), 3);
+    for (int i : {1, 2}) {
+        QVERIFY(tries[i] - tries[i - 1] >= 1s);
+        QVERIFY(tries[i] - tries[i - 1] <= 1s + 10ms); // not the try's 300 ms + 1 s
+    }
+
+    // A try that takes longer than retryPeriod is followed by the next at once.
+    h.lock->latency = 1200ms;
+    tries.clear();
+    for (int i = 0; i < 400 && tries.size() < 3; ++i)
+        h.advance(10ms);
+    QCOMPARE(tries.size(), 3);
+    QVERIFY(h.elector->isLeader());
+    QVERIFY(tries[2] - tries[1] >= 1200ms);
+    QVERIFY(tries[2] - tries[1] <= 1200ms + 10ms); // not 1.2 s + 1 s
 }
 
 // Renewals that keep failing end the term exactly renewDeadline after the start of the last
