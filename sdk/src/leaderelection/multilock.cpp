@@ -11,9 +11,23 @@ struct MultiLock::Private
     std::shared_ptr<detail::Mailbox> mailbox;
     // Whether the last get() found the primary: create() tolerates AlreadyExists only then.
     bool primaryExisted = false;
+    // Counts the calls made. A call of several requests whose caller has made a newer call
+    // since (it abandoned this one) stops before its next request, as client-go's context
+    // cancellation stops it: a late primary write must not go on to write the secondary.
+    quint64 calls = 0;
 };
 
 using detail::fulfil;
+
+namespace {
+
+client::Status superseded()
+{
+    return client::Status::transportError(QStringLiteral("Canceled"),
+        QStringLiteral("superseded by a newer call on the lock; not continued"));
+}
+
+} // namespace
 
 MultiLock::MultiLock(
     std::unique_ptr<ResourceLock> primary, std::unique_ptr<ResourceLock> secondary, QObject *parent)
@@ -34,40 +48,51 @@ MultiLock::~MultiLock()
 QFuture<GetResult> MultiLock::get()
 {
     auto promise = detail::startedPromise<GetResult>();
-    detail::whenFinished(d->primary->get(), d->mailbox, [this, promise](const GetResult &primary) {
-        d->primaryExisted = primary.ok();
-        if (!primary) {
-            fulfil(promise, primary);
-            return;
-        }
-        detail::whenFinished(
-            d->secondary->get(), d->mailbox, [this, promise, primary](const GetResult &secondary) {
-                if (!secondary) {
-                    // The lock is held by an old client that knows only the primary.
-                    if (secondary.error().isNotFound()
-                        && primary->record.holderIdentity != identity())
-                        fulfil(promise, primary);
-                    else
-                        fulfil(promise, secondary);
-                    return;
-                }
-                ObservedRecord combined = *primary;
-                if (primary->record.holderIdentity != secondary->record.holderIdentity) {
-                    combined.record.holderIdentity = QString::fromLatin1(UnknownLeader);
-                    combined.raw = combined.record.toAnnotation();
-                }
-                combined.raw += ',' + secondary->raw;
-                fulfil(promise, GetResult(combined));
-            });
-    });
+    const quint64 call = ++d->calls;
+    detail::whenFinished(
+        d->primary->get(), d->mailbox, [this, promise, call](const GetResult &primary) {
+            if (call != d->calls) {
+                fulfil(promise, GetResult(superseded()));
+                return;
+            }
+            d->primaryExisted = primary.ok();
+            if (!primary) {
+                fulfil(promise, primary);
+                return;
+            }
+            detail::whenFinished(d->secondary->get(), d->mailbox,
+                [this, promise, primary](const GetResult &secondary) {
+                    if (!secondary) {
+                        // The lock is held by an old client that knows only the primary.
+                        if (secondary.error().isNotFound()
+                            && primary->record.holderIdentity != identity())
+                            fulfil(promise, primary);
+                        else
+                            fulfil(promise, secondary);
+                        return;
+                    }
+                    ObservedRecord combined = *primary;
+                    if (primary->record.holderIdentity != secondary->record.holderIdentity) {
+                        combined.record.holderIdentity = QString::fromLatin1(UnknownLeader);
+                        combined.raw = combined.record.toAnnotation();
+                    }
+                    combined.raw += ',' + secondary->raw;
+                    fulfil(promise, GetResult(combined));
+                });
+        });
     return promise->future();
 }
 
 QFuture<WriteResult> MultiLock::create(const LeaderElectionRecord &record)
 {
     auto promise = detail::startedPromise<WriteResult>();
+    const quint64 call = ++d->calls;
     detail::whenFinished(d->primary->create(record), d->mailbox,
-        [this, promise, record](const WriteResult &primary) {
+        [this, promise, record, call](const WriteResult &primary) {
+            if (call != d->calls) {
+                fulfil(promise, WriteResult(superseded()));
+                return;
+            }
             // AlreadyExists is expected when the primary is ours and only the secondary is
             // missing. After a get() that found no primary, it means another candidate created
             // it meanwhile: going on to create the secondary would split the two objects
@@ -86,14 +111,23 @@ QFuture<WriteResult> MultiLock::create(const LeaderElectionRecord &record)
 QFuture<WriteResult> MultiLock::update(const LeaderElectionRecord &record)
 {
     auto promise = detail::startedPromise<WriteResult>();
+    const quint64 call = ++d->calls;
     detail::whenFinished(d->primary->update(record), d->mailbox,
-        [this, promise, record](const WriteResult &primary) {
+        [this, promise, record, call](const WriteResult &primary) {
             if (primary) {
                 fulfil(promise, primary);
                 return;
             }
+            if (call != d->calls) {
+                fulfil(promise, WriteResult(superseded()));
+                return;
+            }
             detail::whenFinished(d->secondary->get(), d->mailbox,
-                [this, promise, record](const GetResult &secondary) {
+                [this, promise, record, call](const GetResult &secondary) {
+                    if (call != d->calls) {
+                        fulfil(promise, WriteResult(superseded()));
+                        return;
+                    }
                     const bool missing = !secondary && secondary.error().isNotFound();
                     detail::whenFinished(
                         missing ? d->secondary->create(record) : d->secondary->update(record),

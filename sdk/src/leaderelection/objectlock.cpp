@@ -21,6 +21,10 @@ struct ObjectLock::Private
     ResourceLockConfig config;
     std::shared_ptr<detail::Mailbox> mailbox;
     std::optional<Object> object; // the last object read or written: its resourceVersion
+    // Counts the calls made. Only the reply to the latest call updates `object`: calls may
+    // overlap (resourcelock.h), and a late reply of an older one must not bring back an older
+    // object and resourceVersion over what a newer call learned.
+    quint64 calls = 0;
     bool watching = false;
     std::shared_ptr<Watch> watch;
 
@@ -61,19 +65,24 @@ ObjectLock::~ObjectLock()
 QFuture<GetResult> ObjectLock::get()
 {
     auto promise = detail::startedPromise<GetResult>();
+    const quint64 call = ++d->calls;
     detail::whenFinished(d->client->requestAsync("GET", d->objectPath()), d->mailbox,
-        [this, promise](const Response &response) {
+        [this, promise, call](const Response &response) {
+            const bool latest = call == d->calls;
             ObjectResult object = RestClient::decodeObject(response);
             if (!object) {
-                d->object.reset();
+                if (latest)
+                    d->object.reset();
                 detail::fulfil(promise, GetResult(object.error()));
                 return;
             }
             GetResult record = recordOf(*object);
-            if (record)
-                d->object = *object;
-            else
-                d->object.reset();
+            if (latest) {
+                if (record)
+                    d->object = *object;
+                else
+                    d->object.reset();
+            }
             detail::fulfil(promise, std::move(record));
         });
     return promise->future();
@@ -86,15 +95,17 @@ QFuture<WriteResult> ObjectLock::create(const LeaderElectionRecord &record)
     object.setName(d->name);
     object = withRecord(std::move(object), record);
     auto promise = detail::startedPromise<WriteResult>();
+    const quint64 call = ++d->calls;
     detail::whenFinished(d->client->requestAsync("POST", d->gvr.collectionPath(d->ns), {},
                              encode(object), "application/json"),
-        d->mailbox, [this, promise](const Response &response) {
+        d->mailbox, [this, promise, call](const Response &response) {
             ObjectResult created = RestClient::decodeObject(response);
             if (!created) {
                 detail::fulfil(promise, WriteResult(created.error()));
                 return;
             }
-            d->object = *created;
+            if (call == d->calls)
+                d->object = *created;
             detail::fulfil(promise, WriteResult());
         });
     return promise->future();
@@ -110,15 +121,17 @@ QFuture<WriteResult> ObjectLock::update(const LeaderElectionRecord &record)
     // As client-go, the remembered object carries the new record from now on, at the
     // resourceVersion it was read with.
     d->object = withRecord(*d->object, record);
+    const quint64 call = ++d->calls;
     detail::whenFinished(
         d->client->requestAsync("PUT", d->objectPath(), {}, encode(*d->object), "application/json"),
-        d->mailbox, [this, promise](const Response &response) {
+        d->mailbox, [this, promise, call](const Response &response) {
             ObjectResult updated = RestClient::decodeObject(response);
             if (!updated) {
                 detail::fulfil(promise, WriteResult(updated.error()));
                 return;
             }
-            d->object = *updated;
+            if (call == d->calls)
+                d->object = *updated;
             detail::fulfil(promise, WriteResult());
         });
     return promise->future();

@@ -52,6 +52,7 @@ private slots:
     void multiLockOldClientHoldsPrimary();
     void multiLockCreate();
     void multiLockUpdateCreatesMissingSecondary();
+    void multiLockSupersededUpdateStops();
 };
 
 void tst_ResourceLock::annotationForm()
@@ -271,6 +272,39 @@ void tst_ResourceLock::multiLockUpdateCreatesMissingSecondary()
     primary->writeByOther(holder(QStringLiteral("x"), 15));
     QVERIFY(await(lock.update(holder(QStringLiteral("baz"), 15)))->isConflict());
     QCOMPARE(secondary->ops.size(), 6);
+}
+
+// The elector abandons a call that hangs and makes a newer one; an update chain whose
+// primary write answers only then must not go on to write the secondary (client-go's context
+// cancellation stops it).
+void tst_ResourceLock::multiLockSupersededUpdateStops()
+{
+    auto *primary = new FakeLock(QStringLiteral("baz"));
+    auto *secondary = new FakeLock(QStringLiteral("baz"));
+    MultiLock lock {
+        std::unique_ptr<ResourceLock>(primary), std::unique_ptr<ResourceLock>(secondary)};
+    primary->stored = holder(QStringLiteral("baz"), 15);
+    secondary->stored = holder(QStringLiteral("baz"), 15);
+    QVERIFY(await(lock.get()).ok());
+    const int secondaryOps = secondary->ops.size();
+
+    primary->holdUpdate = [](int) { return true; };
+    QFuture<WriteResult> abandoned = lock.update(holder(QStringLiteral("baz"), 15));
+    settle();
+    QVERIFY(primary->heldUpdate); // the primary's write hangs; the elector gives up on it
+    primary->holdUpdate = {};
+    QFuture<GetResult> newer = lock.get();
+    primary->finishHeldUpdate(primary->heldUpdateResult); // the write answers late
+    QVERIFY(await(newer).ok());
+    const WriteResult result = await(abandoned);
+    QVERIFY(result);
+    QCOMPARE(result->reason, QStringLiteral("Canceled"));
+    // Only the newer get read the secondary; the abandoned chain did not touch it.
+    QCOMPARE(secondary->ops.mid(secondaryOps), QStringList {QStringLiteral("get")});
+
+    // A call that is not superseded still writes both.
+    QVERIFY(!await(lock.update(holder(QStringLiteral("baz"), 15))));
+    QCOMPARE(secondary->ops.last(), QStringLiteral("update"));
 }
 
 QTEST_GUILESS_MAIN(tst_ResourceLock)

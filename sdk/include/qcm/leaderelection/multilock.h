@@ -11,6 +11,8 @@
 //             (client-go goes on, and two candidates racing to create split the objects).
 //   update(): updates the primary, then reads the secondary and creates it if missing, or
 //             updates it.
+// A call that is superseded by a newer one (resourcelock.h) stops before its next request and
+// finishes with a Canceled Status.
 //
 // The MultiLock owns both locks. Identity and description are the primary's.
 // Thread safety: as ResourceLock.

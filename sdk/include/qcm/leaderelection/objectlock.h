@@ -4,9 +4,10 @@
 //
 // get() remembers the object it read, with its resourceVersion; update() writes the record
 // into that object and PUTs it, so the server rejects it with Conflict if anyone wrote in
-// between. create() POSTs a new object. setWatching(true) watches the object (a field
-// selector on its name) and emits changed() on every event; a watch that ends is started
-// again after a second.
+// between. create() POSTs a new object. Only the reply to the latest call is remembered: a
+// late reply to an earlier call is reported to its caller but changes nothing here.
+// setWatching(true) watches the object (a field selector on its name) and emits changed() on every
+// event; a watch that ends is started again after a second.
 //
 // Thread safety: as ResourceLock. The RestClient must outlive the lock.
 #pragma once

@@ -5,9 +5,17 @@
 // of two candidates updating the same version, one gets Conflict. update() therefore needs a
 // get() or create() first; without one it fails at once, without a request (as client-go's).
 //
-// The calls are asynchronous: each returns a QFuture that may finish on any thread. The
-// LeaderElector issues at most one call at a time and waits for it, and the implementations
-// rely on that (get() remembers the object that the next update() writes).
+// The calls are asynchronous: each returns a QFuture that may finish on any thread. Calls may
+// overlap: the LeaderElector waits for each call, but gives up on one that has not answered
+// within renewDeadline (or when its term ends) and goes on with newer calls (a retry, the
+// release) while the old one may still be in flight and may still reach the server. That is
+// safe because every write carries a resourceVersion: a late or overlapping write can only
+// fail with Conflict, never overwrite a newer record. A lock keeps it so:
+//   * the object whose resourceVersion the next update() writes over is the one from the reply
+//     to the latest call; a late reply to an earlier call never replaces it (ObjectLock);
+//   * a call made of several requests (MultiLock) stops before its next request once a newer
+//     call has been made, and finishes with a Canceled Status, as client-go's context
+//     cancellation stops it.
 //
 // changed(): a lock may watch its object and emit changed() when it changes. It is only a
 // hint; the elector then reads the record with get() as usual. setWatching() turns it on.

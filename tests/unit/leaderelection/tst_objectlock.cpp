@@ -1,0 +1,167 @@
+// ObjectLock (through LeaseLock) over a RestClient and a scripted local API server: calls may
+// overlap (the elector abandons a call that hangs and makes a newer one), and the late reply of
+// an older call must not replace the object, and so the resourceVersion, that a newer call
+// read. (The locks against the real apiserver are in tests/e2e/leaderelection.)
+#include <qcm/client/restclient.h>
+#include <qcm/leaderelection/leaselock.h>
+
+#include <QtCore/QJsonDocument>
+#include <QtCore/QPointer>
+#include <QtNetwork/QTcpServer>
+#include <QtNetwork/QTcpSocket>
+#include <QtTest/QtTest>
+
+using namespace qcm;
+using namespace qcm::client;
+using namespace qcm::leaderelection;
+
+namespace {
+
+// An HTTP/1.1 server on the test's thread that answers only when the test says so.
+class HeldServer : public QObject
+{
+public:
+    struct Request
+    {
+        QByteArray method;
+        QByteArray body;
+        QPointer<QTcpSocket> socket;
+    };
+
+    HeldServer()
+    {
+        m_server.listen(QHostAddress::LocalHost, 0);
+        connect(&m_server, &QTcpServer::newConnection, this, [this] {
+            while (QTcpSocket *socket = m_server.nextPendingConnection())
+                connect(socket, &QTcpSocket::readyRead, this, [this, socket] { read(socket); });
+        });
+    }
+
+    QUrl url() const
+    {
+        return QUrl(QStringLiteral("http://127.0.0.1:%1").arg(m_server.serverPort()));
+    }
+
+    QList<Request> requests;
+
+    void reply(int index, const QJsonObject &body)
+    {
+        const QByteArray json = QJsonDocument(body).toJson(QJsonDocument::Compact);
+        requests[index].socket->write("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                                      "Content-Length: "
+            + QByteArray::number(json.size()) + "\r\n\r\n" + json);
+    }
+
+private:
+    void read(QTcpSocket *socket)
+    {
+        QByteArray &data = m_unread[socket];
+        data += socket->readAll();
+        for (qsizetype headEnd; (headEnd = data.indexOf("\r\n\r\n")) >= 0;) {
+            const QByteArray head = data.left(headEnd).toLower();
+            const qsizetype at = head.indexOf("content-length:");
+            const int length = at < 0
+                ? 0
+                : head.mid(at + 15, head.indexOf('\r', at) - at - 15).trimmed().toInt();
+            if (data.size() < headEnd + 4 + length)
+                return;
+            requests << Request {
+                data.left(data.indexOf(' ')), data.mid(headEnd + 4, length), socket};
+            data.remove(0, headEnd + 4 + length);
+        }
+    }
+
+    QTcpServer m_server;
+    QHash<QTcpSocket *, QByteArray> m_unread;
+};
+
+QJsonObject lease(const char *resourceVersion, const char *holder)
+{
+    return QJsonObject {{QStringLiteral("apiVersion"), QStringLiteral("coordination.k8s.io/v1")},
+        {QStringLiteral("kind"), QStringLiteral("Lease")},
+        {QStringLiteral("metadata"),
+            QJsonObject {{QStringLiteral("name"), QStringLiteral("lock")},
+                {QStringLiteral("namespace"), QStringLiteral("ns")},
+                {QStringLiteral("resourceVersion"), QString::fromLatin1(resourceVersion)}}},
+        {QStringLiteral("spec"),
+            QJsonObject {{QStringLiteral("holderIdentity"), QString::fromLatin1(holder)},
+                {QStringLiteral("leaseDurationSeconds"), 15}}}};
+}
+
+QString resourceVersionOf(const QByteArray &body)
+{
+    return QJsonDocument::fromJson(body)
+        .object()
+        .value(QStringLiteral("metadata"))
+        .toObject()
+        .value(QStringLiteral("resourceVersion"))
+        .toString();
+}
+
+LeaderElectionRecord mine()
+{
+    LeaderElectionRecord record;
+    record.holderIdentity = QStringLiteral("me");
+    record.leaseDurationSeconds = 15;
+    return record;
+}
+
+} // namespace
+
+class tst_ObjectLock : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void lateReplyDoesNotReplaceNewerObject();
+};
+
+void tst_ObjectLock::lateReplyDoesNotReplaceNewerObject()
+{
+    HeldServer server;
+    RestConfig config;
+    config.server = server.url();
+    config.qps = 0;
+    RestClient client(config);
+    ResourceLockConfig lockConfig;
+    lockConfig.identity = QStringLiteral("me");
+    LeaseLock lock(QStringLiteral("ns"), QStringLiteral("lock"), &client, lockConfig);
+
+    // A get hangs; a newer get answers first, then the old one answers with an older version.
+    QFuture<GetResult> abandoned = lock.get();
+    QTRY_COMPARE(server.requests.size(), 1);
+    QFuture<GetResult> newer = lock.get();
+    QTRY_COMPARE(server.requests.size(), 2);
+    server.reply(1, lease("7", "me"));
+    QTRY_VERIFY(newer.isFinished());
+    server.reply(0, lease("5", "other"));
+    QTRY_VERIFY(abandoned.isFinished());
+    QCOMPARE(abandoned.result()->record.holderIdentity, QStringLiteral("other")); // as read
+    QFuture<WriteResult> update = lock.update(mine());
+    QTRY_COMPARE(server.requests.size(), 3);
+    QCOMPARE(server.requests[2].method, QByteArray("PUT"));
+    QCOMPARE(resourceVersionOf(server.requests[2].body), QStringLiteral("7")); // not 5
+    server.reply(2, lease("8", "me"));
+    QTRY_VERIFY(update.isFinished());
+    QVERIFY(!update.result());
+
+    // An update hangs; a newer get answers first, then the update answers.
+    QFuture<WriteResult> slow = lock.update(mine());
+    QTRY_COMPARE(server.requests.size(), 4);
+    QCOMPARE(resourceVersionOf(server.requests[3].body), QStringLiteral("8"));
+    QFuture<GetResult> fresh = lock.get();
+    QTRY_COMPARE(server.requests.size(), 5);
+    server.reply(4, lease("10", "me"));
+    QTRY_VERIFY(fresh.isFinished());
+    server.reply(3, lease("9", "me"));
+    QTRY_VERIFY(slow.isFinished());
+    QVERIFY(!slow.result()); // its own outcome is still reported
+    QFuture<WriteResult> next = lock.update(mine());
+    QTRY_COMPARE(server.requests.size(), 6);
+    QCOMPARE(resourceVersionOf(server.requests[5].body), QStringLiteral("10")); // not 9
+    server.reply(5, lease("11", "me"));
+    QTRY_VERIFY(next.isFinished());
+}
+
+QTEST_GUILESS_MAIN(tst_ObjectLock)
+#include "tst_objectlock.moc"
