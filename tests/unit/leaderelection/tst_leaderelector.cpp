@@ -532,42 +532,78 @@ void tst_LeaderElector::leaderElectionHealthChecker()
 
 // --- TestCheckMethodRace ------------------------------------------------------------------
 
+// A clock whose now() is a relaxed atomic copy of a FakeClock's time. Reading it does not
+// order threads the way FakeClock's mutex does, so TSan sees every read of the elector's state
+// that is not under the elector's own lock as a race.
+class UnorderedClock : public Clock
+{
+public:
+    explicit UnorderedClock(FakeClock &fake) : m_fake(fake) { sync(); }
+    TimePoint now() const override
+    {
+        return TimePoint(Duration(m_now.load(std::memory_order_relaxed)));
+    }
+    std::unique_ptr<Timer> newTimer(std::function<void()> callback) override
+    {
+        return m_fake.newTimer(std::move(callback));
+    }
+    void step(Duration d)
+    {
+        m_fake.step(d);
+        sync();
+    }
+
+private:
+    void sync() { m_now.store(m_fake.now().time_since_epoch().count(), std::memory_order_relaxed); }
+
+    FakeClock &m_fake;
+    std::atomic<Duration::rep> m_now {0};
+};
+
 // check() and the other any-thread getters read what the elector's thread writes; under TSan a
-// missing lock shows up as a race.
+// missing lock shows up as a race. check() has a thread of its own that synchronises with
+// nothing (relaxed counters, a clock without a mutex): a thread that also took the elector's
+// mutex elsewhere (isLeader(), leader()) would be ordered after the writes by that, and TSan
+// could miss a check() that reads without the lock.
 void tst_LeaderElector::checkMethodRace()
 {
-    Harness h([](LeaderElectionConfig &c) {
+    std::unique_ptr<UnorderedClock> clock;
+    Harness h([&](LeaderElectionConfig &c) {
         c.leaseDuration = 2s;
         c.renewDeadline = 1500ms;
         c.retryPeriod = 1s;
+        c.mode = LeaderElectionConfig::Mode::Rejoin; // lead, lose and lead again throughout
+        clock = std::make_unique<UnorderedClock>(*static_cast<FakeClock *>(c.clock));
+        c.clock = clock.get();
     });
+    h.lock->latency = Duration::zero(); // the fake lock steps the FakeClock only
     std::atomic<bool> done {false};
     std::atomic<int> checks {0};
     std::atomic<int> reads {0};
-    // check() has a thread of its own: a thread that also took the elector's mutex elsewhere
-    // (isLeader(), leader()) would be ordered after the writes by that, and TSan could miss a
-    // check() that reads without the lock.
     std::thread checker([&] {
-        while (!done) {
+        while (!done.load(std::memory_order_relaxed)) {
             (void)h.elector->check(1s);
-            ++checks;
+            checks.fetch_add(1, std::memory_order_relaxed);
         }
     });
     std::thread reader([&] {
-        while (!done) {
+        while (!done.load(std::memory_order_relaxed)) {
             (void)h.elector->isLeader();
             (void)h.elector->leader();
             (void)h.elector->token().isValid();
-            ++reads;
+            reads.fetch_add(1, std::memory_order_relaxed);
         }
     });
     h.elector->run();
     // Step time until both threads have overlapped with many steps (they may start late).
     QElapsedTimer elapsed;
     elapsed.start();
-    for (int i = 0; i < 200 || ((checks < 2000 || reads < 2000) && elapsed.elapsed() < 20000);
+    auto count = [](const std::atomic<int> &n) { return n.load(std::memory_order_relaxed); };
+    for (int i = 0;
+         i < 200 || ((count(checks) < 2000 || count(reads) < 2000) && elapsed.elapsed() < 20000);
          ++i) {
-        h.advance(500ms);
+        clock->step(500ms);
+        settle();
         if (i % 50 == 25)
             h.lock->writeByOther(holder(QStringLiteral("other"), 2)); // lose it now and then
     }
@@ -576,7 +612,7 @@ void tst_LeaderElector::checkMethodRace()
     reader.join();
     QVERIFY(checks > 0);
     QVERIFY(reads > 0);
-    QVERIFY(h.signalsSeen.count(QStringLiteral("started")) >= 1);
+    QVERIFY(h.signalsSeen.count(QStringLiteral("started")) >= 2); // it led, lost and led again
 }
 
 // --- beyond client-go: pause safety --------------------------------------------------------
