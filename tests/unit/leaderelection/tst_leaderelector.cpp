@@ -140,6 +140,7 @@ private slots:
     void leaderElectionHealthChecker_data();
     void leaderElectionHealthChecker();
     void checkMethodRace();
+    void checkInRejoinWhilePartitioned();
     void pauseStepsDownBeforeLeaderWork();
     void lateRenewalReplyDoesNotReviveTheTerm();
     void slowRenewalCountsFromItsSend();
@@ -613,6 +614,39 @@ void tst_LeaderElector::checkMethodRace()
     QVERIFY(checks > 0);
     QVERIFY(reads > 0);
     QVERIFY(h.signalsSeen.count(QStringLiteral("started")) >= 2); // it led, lost and led again
+}
+
+// As client-go's Check, the last observed record decides: a Rejoin elector that lost its term
+// in a partition is a candidate, but it last saw itself holding the lock, so once that is
+// older than leaseDuration + the tolerance it is unhealthy, until it observes another holder.
+void tst_LeaderElector::checkInRejoinWhilePartitioned()
+{
+    Harness h([](LeaderElectionConfig &c) {
+        c.mode = LeaderElectionConfig::Mode::Rejoin;
+        c.leaseDuration = 3s;
+    });
+    h.elector->run();
+    settle();
+    QVERIFY(h.elector->isLeader());
+    h.lock->onUpdate = [](int, const LeaderElectionRecord &) -> std::optional<WriteResult> {
+        return WriteResult(canceled());
+    };
+    h.lock->onGet = [](int) -> std::optional<GetResult> { return GetResult(canceled()); };
+    h.advance(2500ms); // partitioned: the term ends at renewDeadline (2 s)
+    QVERIFY(!h.elector->isLeader());
+    QVERIFY(h.elector->isRunning()); // a candidate again
+    QVERIFY(!h.elector->check(1s)); // observed 2.5 s ago: within 3 s + 1 s
+    h.advance(2s);
+    const std::optional<Error> unhealthy = h.elector->check(1s);
+    QVERIFY(unhealthy);
+    QCOMPARE(unhealthy->reason, QStringLiteral("failed election to renew leadership on lease foo"));
+    // The partition heals; someone else holds the lock by now.
+    h.lock->onUpdate = {};
+    h.lock->onGet = {};
+    h.lock->writeByOther(holder(QStringLiteral("other"), 3));
+    h.advance(3s);
+    QCOMPARE(h.elector->leader(), QStringLiteral("other"));
+    QVERIFY(!h.elector->check(1s));
 }
 
 // --- beyond client-go: pause safety --------------------------------------------------------

@@ -7,7 +7,10 @@
 //   it in seconds and a rounded-down lease could expire for others before renewDeadline.
 // client-go's required OnStartedLeading/OnStoppedLeading callbacks are Qt signals here.
 //
-// Plain data; copy it freely (the lock is shared).
+// Plain data; copy it freely (copies share the lock). One lock per elector: a lock remembers
+// the object it last read (whose resourceVersion its next write carries) and the elector
+// follows its changed() signal, so two electors on one lock would write over each other's
+// versions and wake each other. Give each elector a lock of its own, even on the same object.
 #pragma once
 
 #include <qcm/clock.h>
@@ -35,6 +38,7 @@ struct QCM_SDK_EXPORT LeaderElectionConfig
         Rejoin,
     };
 
+    // The elector's own lock (see above); it stays alive as long as any copy of the config.
     std::shared_ptr<ResourceLock> lock;
 
     // How long candidates wait, from the moment they last saw the record change, before

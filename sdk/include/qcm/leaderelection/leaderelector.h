@@ -1,11 +1,17 @@
 // LeaderElector: campaigns for a ResourceLock and keeps it renewed (client-go's
 // leaderelection.LeaderElector), with client-go's callbacks as Qt signals.
 //
-// run() makes it a candidate. It tries to acquire the lock at once and then every
-// retryPeriod × [1, 2.2) (JitterFactor 1.2). Once it holds the lock it emits
-// startedLeading(token) and renews: at once, then every retryPeriod, retrying every
-// retryPeriod after a failure. Leadership lasts until the start of the last successful
-// renewal + renewDeadline; if no renewal succeeds by then, it steps down.
+// run() makes it a candidate. It tries to acquire the lock at once and then retryPeriod ×
+// [1, 2.2) (JitterFactor 1.2) after each failed try. Once it holds the lock it emits
+// startedLeading(token) and renews: at once, then retryPeriod after each success (client-go's
+// wait.Until); after a failed try, retryPeriod after that try *started*, or at once if it took
+// longer (wait.PollUntilContextTimeout). Leadership lasts until the start of the last
+// successful renewal + renewDeadline; if no renewal succeeds by then, it steps down.
+// Every try is bounded by renewDeadline from its start (client-go's context timeout): one
+// still unanswered then (a hung request) is abandoned, its late reply ignored, and the next
+// try starts at once. An acquiring try whose success is seen only after that bound (the process
+// was paused with the request in flight) does not start a term on an expired token: the
+// elector tries again at once instead.
 //
 // tryAcquireOrRenew, as client-go's:
 //   * fast path: a leader whose observed lease is still valid updates the record directly,
@@ -35,8 +41,22 @@
 // stop() emits stoppedLeading() and then, in RunOrDie mode, finished() and the process exits;
 // in Rejoin mode the elector is a candidate again.
 //
-// Signals are emitted on the elector's thread. newLeader(identity) reports each new holder
-// observed, including the first and including "" (nobody) after a release.
+// Signals are emitted on the elector's thread, synchronously: stop() itself emits
+// stoppedLeading() and, without releaseOnCancel, finished() before it returns. Slots may call
+// stop() or run(), or delete the elector; the elector notices and goes no further. The run
+// lasts until finished(): isRunning() is true in stoppedLeading() slots, where stop() only
+// makes a Rejoin elector finish instead of campaigning again (a RunOrDie elector that lost the
+// lease still exits) and run() does nothing; a finished() slot may run() it again. Other slots
+// of the signal being emitted still run after one that stopped the elector; the token they get
+// is then already invalid. newLeader(identity) reports each new holder observed, including
+// the first and including "" (nobody) after a release.
+//
+// Destroying a running elector cancels the token, and emits nothing: no stoppedLeading(), no
+// release (it needs the event loop), no finished(). Signals from a destructor would reach
+// slots whose objects are being torn down with it; leader work watches the token anyway. For
+// an orderly end call stop() and destroy the elector after finished() (client-go's Run,
+// which always calls OnStoppedLeading, ends only that way too). The lock then expires for the
+// others leaseDuration after the last renewal.
 //
 // Thread safety: the elector belongs to the thread that created it (the host's main thread)
 // and runs on that thread's event loop; every lock call is asynchronous, so it never blocks
@@ -61,14 +81,17 @@ class QCM_SDK_EXPORT LeaderElector : public QObject
 
 public:
     // A validated elector, or the first rule the config breaks (LeaderElectionConfig).
-    // The unique_ptr owns it; with a `parent`, release() it to the parent or let it die first.
+    // The unique_ptr owns it. With a `parent` there are two owners until you pick one: either
+    // call release() on the unique_ptr so that the parent owns it, or keep the unique_ptr and
+    // destroy it before the parent (the parent would otherwise delete it a second time).
     static Result<std::unique_ptr<LeaderElector>> create(
         LeaderElectionConfig config, QObject *parent = nullptr);
     ~LeaderElector() override;
 
     // Starts campaigning. Does nothing while running.
     void run();
-    // Cancels the run; finished() follows, after the release if releaseOnCancel.
+    // Cancels the run. stoppedLeading() is emitted before it returns; so is finished(),
+    // unless releaseOnCancel, when finished() follows the release (at most renewDeadline).
     void stop();
     bool isRunning() const;
 
@@ -79,9 +102,13 @@ public:
     // The holder last observed (client-go's GetLeader); empty before any.
     QString leader() const;
     QString identity() const;
-    // client-go's Check, for /healthz: an error when this elector last saw itself holding the
-    // lock, but longer ago than leaseDuration + maxTolerableExpiredLease (it should have
-    // renewed or exited by then, e.g. a deadlock stops it). Candidates are always healthy.
+    // client-go's Check, for /healthz: an error when the record this elector last observed
+    // names it as holder, but was observed longer ago than leaseDuration +
+    // maxTolerableExpiredLease (it should have renewed or exited by then, e.g. a deadlock stops
+    // it). Candidates that have observed another holder (or none) are healthy. As in client-go,
+    // the record decides, not the state: a Rejoin candidate that lost its term in a partition
+    // still last observed itself, and fails the check until it
+    // observes another holder or holds the lock again.
     std::optional<Error> check(Duration maxTolerableExpiredLease) const;
     const LeaderElectionConfig &config() const;
 
