@@ -169,6 +169,23 @@ public:
         return ready(*result);
     }
 
+    // The API server cannot be reached (a partition): every call fails with Canceled, until
+    // answerEveryCall().
+    void failEveryCall()
+    {
+        onGet = [](int) -> std::optional<GetResult> { return GetResult(canceled()); };
+        onCreate = [](int, const LeaderElectionRecord &) -> std::optional<WriteResult> {
+            return WriteResult(canceled());
+        };
+        onUpdate = onCreate;
+    }
+    void answerEveryCall()
+    {
+        onGet = {};
+        onCreate = {};
+        onUpdate = {};
+    }
+
     // What a held update will return unless the test says otherwise.
     WriteResult heldUpdateResult;
 

@@ -628,10 +628,7 @@ void tst_LeaderElector::checkInRejoinWhilePartitioned()
     h.elector->run();
     settle();
     QVERIFY(h.elector->isLeader());
-    h.lock->onUpdate = [](int, const LeaderElectionRecord &) -> std::optional<WriteResult> {
-        return WriteResult(canceled());
-    };
-    h.lock->onGet = [](int) -> std::optional<GetResult> { return GetResult(canceled()); };
+    h.lock->failEveryCall();
     h.advance(2500ms); // partitioned: the term ends at renewDeadline (2 s)
     QVERIFY(!h.elector->isLeader());
     QVERIFY(h.elector->isRunning()); // a candidate again
@@ -641,8 +638,7 @@ void tst_LeaderElector::checkInRejoinWhilePartitioned()
     QVERIFY(unhealthy);
     QCOMPARE(unhealthy->reason, QStringLiteral("failed election to renew leadership on lease foo"));
     // The partition heals; someone else holds the lock by now.
-    h.lock->onUpdate = {};
-    h.lock->onGet = {};
+    h.lock->answerEveryCall();
     h.lock->writeByOther(holder(QStringLiteral("other"), 3));
     h.advance(3s);
     QCOMPARE(h.elector->leader(), QStringLiteral("other"));
@@ -793,10 +789,7 @@ void tst_LeaderElector::renewDeadlineEndsTheTerm()
     h.elector->run();
     settle(); // acquired, then renewed at once
     const TimePoint lastSuccessStart = h.d().attemptStart;
-    h.lock->onUpdate = [](int, const LeaderElectionRecord &) -> std::optional<WriteResult> {
-        return WriteResult(canceled());
-    };
-    h.lock->onGet = [](int) -> std::optional<GetResult> { return GetResult(canceled()); };
+    h.lock->failEveryCall();
     while (h.clock.now() < lastSuccessStart + 2s - 100ms) {
         h.advance(100ms);
         QVERIFY(h.elector->isLeader());
@@ -917,10 +910,7 @@ void tst_LeaderElector::runOrDieExitsOnLoss()
     Harness h;
     h.elector->run();
     settle();
-    h.lock->onUpdate = [](int, const LeaderElectionRecord &) -> std::optional<WriteResult> {
-        return WriteResult(canceled());
-    };
-    h.lock->onGet = [](int) -> std::optional<GetResult> { return GetResult(canceled()); };
+    h.lock->failEveryCall();
     h.advance(3s);
     QCOMPARE(h.exits, 1);
     QCOMPARE(h.signalsSeen.mid(h.signalsSeen.indexOf(QStringLiteral("stopped"))),
@@ -1001,10 +991,7 @@ void tst_LeaderElector::stopInStoppedLeadingAfterLoss()
     h.elector->run();
     settle();
     QVERIFY(h.elector->isLeader());
-    h.lock->onUpdate = [](int, const LeaderElectionRecord &) -> std::optional<WriteResult> {
-        return WriteResult(canceled());
-    };
-    h.lock->onGet = [](int) -> std::optional<GetResult> { return GetResult(canceled()); };
+    h.lock->failEveryCall();
     h.advance(3s); // renewals fail past renewDeadline
     QCOMPARE(stops, 1);
     QCOMPARE(h.signalsSeen.mid(h.signalsSeen.indexOf(QStringLiteral("stopped"))),
