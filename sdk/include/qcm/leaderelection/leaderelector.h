@@ -52,11 +52,11 @@
 // the first and including "" (nobody) after a release.
 //
 // Destroying a running elector cancels the token, and emits nothing: no stoppedLeading(), no
-// release (it needs the event loop), no finished(). Signals from a destructor would reach
-// slots whose objects are being torn down with it; leader work watches the token anyway. For
-// an orderly end call stop() and destroy the elector after finished() (client-go's Run,
-// which always calls OnStoppedLeading, ends only that way too). The lock then expires for the
-// others leaseDuration after the last renewal.
+// release (it needs the event loop; the others take over leaseDuration after its last
+// renewal), no finished(). Signals from a destructor would reach slots whose objects are being
+// torn down with it; leader work watches the token anyway. For an orderly end call stop() and
+// destroy the elector after finished() (client-go's Run, which always calls
+// OnStoppedLeading, ends only that way too).
 //
 // Thread safety: the elector belongs to the thread that created it (the host's main thread)
 // and runs on that thread's event loop; every lock call is asynchronous, so it never blocks
