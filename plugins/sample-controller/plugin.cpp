@@ -1,0 +1,19 @@
+// The sample-controller plugin: the factory the host loads (see foocontroller.h).
+#include "foocontroller.h"
+
+#include <qcm/plugin.h>
+
+class SampleControllerPlugin : public QObject, public qcm::ControllerPlugin
+{
+    Q_OBJECT
+    Q_PLUGIN_METADATA(IID QCM_CONTROLLER_PLUGIN_IID FILE "sample-controller.json")
+    Q_INTERFACES(qcm::ControllerPlugin)
+
+public:
+    std::unique_ptr<qcm::Controller> create(const qcm::ControllerContext &context) override
+    {
+        return std::make_unique<qcm::samples::FooController>(context);
+    }
+};
+
+#include "plugin.moc"
