@@ -6,6 +6,8 @@
 //                        controllers watching the same resource share one list+watch
 //   restClient()         the host's REST client (blocking calls are safe from workers)
 //   metricsRegistry()    the process's metrics, served on /metrics
+//   eventRecorder()      writes core/v1 Events with client-go's correlation (record/), with
+//                        source component = the controller's name
 //   logCategory()        "qcm.controller.<name>", for qCDebug/qCInfo/qCWarning
 //   settings()           the free-form `settings` map of controller-manager.yaml for this
 //                        controller, as QVariants: YAML maps become QVariantMap, sequences
@@ -45,6 +47,9 @@ class RestClient;
 namespace metrics {
 class Registry;
 }
+namespace record {
+class EventRecorder;
+}
 
 class QCM_SDK_EXPORT ControllerContext
 {
@@ -58,6 +63,9 @@ public:
     cache::SharedInformerFactory *informerFactory() const;
     client::RestClient *restClient() const;
     metrics::Registry *metricsRegistry() const;
+    // Shared with the host's EventBroadcaster; null in unit tests that set none (use
+    // record::FakeRecorder there).
+    std::shared_ptr<record::EventRecorder> eventRecorder() const;
     const QLoggingCategory &logCategory() const;
     QVariantMap settings() const;
     int workers() const;
@@ -67,6 +75,7 @@ public:
     void setInformerFactory(cache::SharedInformerFactory *factory);
     void setRestClient(client::RestClient *client);
     void setMetricsRegistry(metrics::Registry *registry);
+    void setEventRecorder(std::shared_ptr<record::EventRecorder> recorder);
     void setSettings(const QVariantMap &settings);
     // Values below 1 are raised to 1.
     void setWorkers(int workers);

@@ -1,4 +1,5 @@
 #include <qcm/context.h>
+#include <qcm/record/eventrecorder.h>
 
 #include <QtCore/QLoggingCategory>
 
@@ -28,6 +29,7 @@ struct ControllerContext::Private
     cache::SharedInformerFactory *informerFactory = nullptr;
     client::RestClient *restClient = nullptr;
     metrics::Registry *metricsRegistry = nullptr;
+    std::shared_ptr<record::EventRecorder> eventRecorder;
     QVariantMap settings;
     int workers = 1;
     Duration resyncPeriod {0};
@@ -68,6 +70,11 @@ client::RestClient *ControllerContext::restClient() const
 metrics::Registry *ControllerContext::metricsRegistry() const
 {
     return d->metricsRegistry;
+}
+
+std::shared_ptr<record::EventRecorder> ControllerContext::eventRecorder() const
+{
+    return d->eventRecorder;
 }
 
 const QLoggingCategory &ControllerContext::logCategory() const
@@ -111,6 +118,12 @@ void ControllerContext::setMetricsRegistry(metrics::Registry *registry)
 {
     detach();
     d->metricsRegistry = registry;
+}
+
+void ControllerContext::setEventRecorder(std::shared_ptr<record::EventRecorder> recorder)
+{
+    detach();
+    d->eventRecorder = std::move(recorder);
 }
 
 void ControllerContext::setSettings(const QVariantMap &settings)

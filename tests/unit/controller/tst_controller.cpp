@@ -6,6 +6,7 @@
 #include <qcm/controller.h>
 #include <qcm/fakeclock.h>
 #include <qcm/metrics/registry.h>
+#include <qcm/record/fakerecorder.h>
 
 #include <QtTest/QSignalSpy>
 #include <QtTest/QtTest>
@@ -40,6 +41,7 @@ private slots:
     void stopTimesOutOnABusyWorker();
     void enqueueHelpers();
     void metricsUnderTheControllerName();
+    void contextCarriesTheEventRecorder();
 
 private:
     FakeClock m_clock;
@@ -548,6 +550,29 @@ void tst_Controller::metricsUnderTheControllerName()
     QCOMPARE(sample(m_registry, QStringLiteral("qcm_max_concurrent_reconciles"),
                  {{QStringLiteral("controller"), QStringLiteral("bare")}}),
         -1.0);
+}
+
+// The host's recorder reaches the controller through its context; copies share it, and a
+// copy given another recorder leaves the original's alone.
+void tst_Controller::contextCarriesTheEventRecorder()
+{
+    ControllerContext c = context();
+    QVERIFY(!c.eventRecorder());
+    auto recorder = std::make_shared<record::FakeRecorder>();
+    c.setEventRecorder(recorder);
+    TestController controller(c);
+    client::Object object;
+    object.setApiVersion(QStringLiteral("v1"));
+    object.setKind(QStringLiteral("ConfigMap"));
+    object.setNamespaceName(QStringLiteral("ns"));
+    object.setName(QStringLiteral("cm"));
+    controller.context().eventRecorder()->event(
+        object, QStringLiteral("Normal"), QStringLiteral("Synced"), QStringLiteral("done"));
+    QCOMPARE(recorder->events(), QStringList {QStringLiteral("Normal Synced done")});
+    ControllerContext other = c;
+    other.setEventRecorder(nullptr);
+    QCOMPARE(c.eventRecorder(), std::static_pointer_cast<record::EventRecorder>(recorder));
+    QVERIFY(!other.eventRecorder());
 }
 
 QTEST_GUILESS_MAIN(tst_Controller)
