@@ -1,40 +1,44 @@
 #include "recordevent.h"
 
-#include <QtCore/QLoggingCategory>
+#include <qcm/record/eventbroadcaster.h>
+#include <qcm/record/resteventsink.h>
 
 namespace qcm::samples {
 
 namespace {
-// A klog value: quoted, with quotes and backslashes escaped.
-QString quoted(QString value)
+// The broadcaster and recorder of one controller. The broadcaster is shut down (its threads
+// joined) before the context, whose log category it logs on, goes.
+struct ControllerEvents
 {
-    value.replace(QLatin1Char('\\'), QLatin1String("\\\\"));
-    value.replace(QLatin1Char('"'), QLatin1String("\\\""));
-    return QLatin1Char('"') + value + QLatin1Char('"');
-}
-} // namespace
+    explicit ControllerEvents(const ControllerContext &controllerContext)
+        : context(controllerContext), broadcaster(std::make_shared<record::EventBroadcaster>())
+    {
+        broadcaster->startStructuredLogging(&context.logCategory());
+        if (context.restClient())
+            broadcaster->startRecordingToSink(
+                std::make_shared<record::RestEventSink>(context.restClient()));
+        recorder = broadcaster->newRecorder({context.controllerName(), {}});
+    }
+    ~ControllerEvents() { broadcaster->shutdown(); }
+    ControllerEvents(const ControllerEvents &) = delete;
+    ControllerEvents &operator=(const ControllerEvents &) = delete;
 
-QString eventLogLine(const client::Object &object, const QString &type, const QString &reason,
-    const QString &message)
-{
-    return QStringLiteral("Event occurred: object=%1 kind=%2 apiVersion=%3 type=%4 reason=%5 "
-                          "message=%6")
-        .arg(quoted(object.key()), quoted(object.kind()), quoted(object.apiVersion()), quoted(type),
-            quoted(reason), quoted(message));
-}
+    const ControllerContext context;
+    const std::shared_ptr<record::EventBroadcaster> broadcaster;
+    std::shared_ptr<record::EventRecorder> recorder;
+};
+} // namespace
 
 RecordEvent eventRecorderFor(const ControllerContext &context)
 {
-    // The one place to wire ControllerContext::eventRecorder() once it exists:
+    // The one place to change once ControllerContext has an event recorder:
     //     return [recorder = context.eventRecorder()](const client::Object &object,
-    //                const QString &type, const QString &reason, const QString &message) {
+    //         const QString &type, const QString &reason, const QString &message) {
     //         recorder->event(object, type, reason, message);
     //     };
-    // Until then each Event is logged (the context is captured: it owns the category).
-    return [context](const client::Object &object, const QString &type, const QString &reason,
-               const QString &message) {
-        qCInfo(context.logCategory()).noquote() << eventLogLine(object, type, reason, message);
-    };
+    auto events = std::make_shared<ControllerEvents>(context);
+    return [events](const client::Object &object, const QString &type, const QString &reason,
+               const QString &message) { events->recorder->event(object, type, reason, message); };
 }
 
 } // namespace qcm::samples

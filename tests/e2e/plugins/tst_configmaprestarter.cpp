@@ -181,11 +181,21 @@ void tst_ConfigMapRestarterE2e::restartsExactlyTheReferencingDeployments()
         QJsonObject {{QStringLiteral("qcm.io/configmap-hash"), after}});
     expected.insert(QStringLiteral("metadata"), metadata);
     QCOMPARE(podTemplate(QStringLiteral("env-a")), expected);
-    QVERIFY(
-        m_qcm->waitForLog(QStringLiteral("Event occurred: object=\"%1/env-a\" kind=\"Deployment\" "
-                                         "apiVersion=\"apps/v1\" type=\"Normal\" "
-                                         "reason=\"ConfigMapChanged\"")
-                              .arg(m_ns)));
+    // The Event on the Deployment: logged, and on the API server.
+    QVERIFY(m_qcm->waitForLog(QStringLiteral("Event occurred object=\"%1/env-a\" fieldPath=\"\" "
+                                             "kind=\"Deployment\" apiVersion=\"apps/v1\" "
+                                             "type=\"Normal\" reason=\"ConfigMapChanged\"")
+                                  .arg(m_ns)));
+    QTRY_COMPARE_WITH_TIMEOUT(
+        eventsAbout(*m_client, m_ns, QStringLiteral("env-a"), QStringLiteral("ConfigMapChanged"))
+            .size(),
+        1, 30000);
+    QVERIFY(valueAt(
+        eventsAbout(*m_client, m_ns, QStringLiteral("env-a"), QStringLiteral("ConfigMapChanged"))
+            .first(),
+        QStringLiteral("message"))
+                .toString()
+                .startsWith(QLatin1String("Restarting: the data of ConfigMap(s) a changed")));
 
     // b's data changes: init-b (an init container's envFrom) restarts.
     setData(QStringLiteral("b"), QStringLiteral("2"));

@@ -89,12 +89,24 @@ void tst_SampleControllerE2e::fooOwnsItsDeployment()
     QTRY_COMPARE_WITH_TIMEOUT(
         valueAt(getFoo(QStringLiteral("example")), QStringLiteral("status.availableReplicas")),
         QJsonValue(0), 30000);
-    const QString synced = QStringLiteral(
-        "Event occurred: object=\"%1/example\" kind=\"Foo\" "
-        "apiVersion=\"samplecontroller.k8s.io/v1alpha1\" type=\"Normal\" reason=\"Synced\" "
-        "message=\"Foo synced successfully\"")
-                               .arg(m_ns);
-    QVERIFY(m_qcm->waitForLog(synced));
+    // The Event: logged, and written to the API server (as kube's sample-controller records it).
+    QVERIFY(m_qcm->waitForLog(eventLogLine(m_ns + QStringLiteral("/example"), QStringLiteral("Foo"),
+        QStringLiteral("samplecontroller.k8s.io/v1alpha1"), QStringLiteral("Normal"),
+        QStringLiteral("Synced"), QStringLiteral("Foo synced successfully"))));
+    QTRY_VERIFY_WITH_TIMEOUT(
+        !eventsAbout(*m_client, m_ns, QStringLiteral("example"), QStringLiteral("Synced"))
+             .isEmpty(),
+        30000);
+    const Object synced
+        = eventsAbout(*m_client, m_ns, QStringLiteral("example"), QStringLiteral("Synced")).first();
+    QCOMPARE(valueAt(synced, QStringLiteral("type")).toString(), QStringLiteral("Normal"));
+    QCOMPARE(valueAt(synced, QStringLiteral("message")).toString(),
+        QStringLiteral("Foo synced successfully"));
+    QCOMPARE(valueAt(synced, QStringLiteral("source.component")).toString(),
+        QStringLiteral("sample-controller"));
+    QCOMPARE(
+        valueAt(synced, QStringLiteral("involvedObject.kind")).toString(), QStringLiteral("Foo"));
+    QCOMPARE(valueAt(synced, QStringLiteral("involvedObject.uid")).toString(), created->uid());
 
     // More replicas on the Foo: the Deployment follows.
     QVERIFY(m_client->patch(
@@ -150,18 +162,31 @@ void tst_SampleControllerE2e::deploymentNotControlledByTheFoo()
     QVERIFY(m_client->create(
         m_foos, m_ns, foo(QStringLiteral("intruder"), QStringLiteral("taken"), 1)));
     // The Warning Event, and the error; then a retry after the backoff, with the same.
-    const QString warning = QStringLiteral(
-        "Event occurred: object=\"%1/intruder\" kind=\"Foo\" "
-        "apiVersion=\"samplecontroller.k8s.io/v1alpha1\" type=\"Warning\" "
-        "reason=\"ErrResourceExists\" message=\"Resource \\\"taken\\\" already exists and is not "
-        "managed by Foo\"")
-                                .arg(m_ns);
+    const QString message
+        = QStringLiteral("Resource \"taken\" already exists and is not managed by Foo");
+    const QString warning = eventLogLine(m_ns + QStringLiteral("/intruder"), QStringLiteral("Foo"),
+        QStringLiteral("samplecontroller.k8s.io/v1alpha1"), QStringLiteral("Warning"),
+        QStringLiteral("ErrResourceExists"), message);
     const QString error = QStringLiteral("error syncing \"%1/intruder\": Resource \"taken\" "
                                          "already exists and is not managed by Foo, requeuing")
                               .arg(m_ns);
     QVERIFY(m_qcm->waitForLog(warning));
     QVERIFY(m_qcm->waitForLog(error));
     QTRY_VERIFY_WITH_TIMEOUT(m_qcm->count(error) >= 3 && m_qcm->count(warning) >= 3, 30000);
+    // The Warning on the API server: one Event, counted up as it repeats (client-go's
+    // correlator).
+    QTRY_VERIFY_WITH_TIMEOUT(valueAt(eventsAbout(*m_client, m_ns, QStringLiteral("intruder"),
+                                         QStringLiteral("ErrResourceExists"))
+                                         .value(0),
+                                 QStringLiteral("count"))
+                                 .toInt()
+            >= 2,
+        30000);
+    const Object event = eventsAbout(
+        *m_client, m_ns, QStringLiteral("intruder"), QStringLiteral("ErrResourceExists"))
+                             .first();
+    QCOMPARE(valueAt(event, QStringLiteral("type")).toString(), QStringLiteral("Warning"));
+    QCOMPARE(valueAt(event, QStringLiteral("message")).toString(), message);
 
     // Left as it was: not adopted, not scaled, not written at all.
     const ObjectResult after = getDeployment(QStringLiteral("taken"));
