@@ -6,8 +6,9 @@
 namespace qcm::samples {
 
 namespace {
-// The broadcaster and recorder of one controller. The broadcaster is shut down (its threads
-// joined) before the context, whose log category it logs on, goes.
+// The broadcaster and recorder of one controller whose host hands out no recorder. The
+// broadcaster is shut down (its threads joined) before the context, whose log category it logs
+// on, goes.
 struct ControllerEvents
 {
     explicit ControllerEvents(const ControllerContext &controllerContext)
@@ -31,11 +32,10 @@ struct ControllerEvents
 
 RecordEvent eventRecorderFor(const ControllerContext &context)
 {
-    // The one place to change once ControllerContext has an event recorder:
-    //     return [recorder = context.eventRecorder()](const client::Object &object,
-    //         const QString &type, const QString &reason, const QString &message) {
-    //         recorder->event(object, type, reason, message);
-    //     };
+    if (std::shared_ptr<record::EventRecorder> recorder = context.eventRecorder()) {
+        return [recorder](const client::Object &object, const QString &type, const QString &reason,
+                   const QString &message) { recorder->event(object, type, reason, message); };
+    }
     auto events = std::make_shared<ControllerEvents>(context);
     return [events](const client::Object &object, const QString &type, const QString &reason,
                const QString &message) { events->recorder->event(object, type, reason, message); };

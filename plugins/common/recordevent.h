@@ -5,12 +5,11 @@
 //     m_recordEvent(foo, record::EventTypeNormal, QStringLiteral("Synced"),
 //                   QStringLiteral("Foo synced successfully"));
 //
-// ControllerContext hands out no event recorder yet, so eventRecorderFor() does what kube's
-// sample-controller does in NewController: an EventBroadcaster of the controller's own, that
-// logs every Event on the controller's category (StartStructuredLogging) and writes it to the
-// API server as a core/v1 Event (StartRecordingToSink), and a recorder whose source component
-// is the controller's name. Once the context has a recorder, eventRecorderFor() returns a
-// function calling it instead, and no controller changes.
+// eventRecorderFor() uses the host's recorder, ControllerContext::eventRecorder(). A host that
+// hands out none gets what kube's sample-controller does in NewController: an
+// EventBroadcaster of the controller's own, that logs every Event on the controller's
+// category (StartStructuredLogging) and writes it to the API server as a core/v1 Event
+// (StartRecordingToSink), with a recorder whose source component is the controller's name.
 //
 // Thread safety: the function eventRecorderFor() returns may be called from any thread; it
 // never blocks (the broadcaster queues the Event).
@@ -30,8 +29,8 @@ using record::EventTypeWarning;
 using RecordEvent = std::function<void(const client::Object &object, const QString &type,
     const QString &reason, const QString &message)>;
 
-// The Event recorder of the controller `context` belongs to. Without a REST client in the
-// context (a unit test) the Events are only logged.
+// The Event recorder of the controller `context` belongs to: the context's, or else one of
+// its own (which only logs when the context has no REST client either).
 RecordEvent eventRecorderFor(const ControllerContext &context);
 
 } // namespace qcm::samples

@@ -145,22 +145,6 @@ inline QList<Object> eventsAbout(
     return events ? events->items : QList<Object>();
 }
 
-// The line client-go's StartStructuredLogging writes for an Event (the EventBroadcaster logs
-// each on the controller's category). Quotes and backslashes in the values are escaped.
-inline QString eventLogLine(const QString &object, const QString &kind, const QString &apiVersion,
-    const QString &type, const QString &reason, const QString &message)
-{
-    auto quoted = [](QString v) {
-        v.replace(QLatin1Char('\\'), QLatin1String("\\\\"));
-        v.replace(QLatin1Char('"'), QLatin1String("\\\""));
-        return QLatin1Char('"') + v + QLatin1Char('"');
-    };
-    return QStringLiteral("Event occurred object=%1 fieldPath=\"\" kind=%2 apiVersion=%3 type=%4 "
-                          "reason=%5 message=%6")
-        .arg(quoted(object), quoted(kind), quoted(apiVersion), quoted(type), quoted(reason),
-            quoted(message));
-}
-
 // metadata.annotations[key] of `object`.
 inline QString annotation(const ObjectResult &object, const QString &key)
 {

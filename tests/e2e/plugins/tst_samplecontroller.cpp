@@ -89,10 +89,7 @@ void tst_SampleControllerE2e::fooOwnsItsDeployment()
     QTRY_COMPARE_WITH_TIMEOUT(
         valueAt(getFoo(QStringLiteral("example")), QStringLiteral("status.availableReplicas")),
         QJsonValue(0), 30000);
-    // The Event: logged, and written to the API server (as kube's sample-controller records it).
-    QVERIFY(m_qcm->waitForLog(eventLogLine(m_ns + QStringLiteral("/example"), QStringLiteral("Foo"),
-        QStringLiteral("samplecontroller.k8s.io/v1alpha1"), QStringLiteral("Normal"),
-        QStringLiteral("Synced"), QStringLiteral("Foo synced successfully"))));
+    // The Event, on the API server (however the host records it).
     QTRY_VERIFY_WITH_TIMEOUT(
         !eventsAbout(*m_client, m_ns, QStringLiteral("example"), QStringLiteral("Synced"))
              .isEmpty(),
@@ -161,19 +158,15 @@ void tst_SampleControllerE2e::deploymentNotControlledByTheFoo()
 
     QVERIFY(m_client->create(
         m_foos, m_ns, foo(QStringLiteral("intruder"), QStringLiteral("taken"), 1)));
-    // The Warning Event, and the error; then a retry after the backoff, with the same.
+    // The error; then retries after the backoff, with the same.
     const QString message
         = QStringLiteral("Resource \"taken\" already exists and is not managed by Foo");
-    const QString warning = eventLogLine(m_ns + QStringLiteral("/intruder"), QStringLiteral("Foo"),
-        QStringLiteral("samplecontroller.k8s.io/v1alpha1"), QStringLiteral("Warning"),
-        QStringLiteral("ErrResourceExists"), message);
     const QString error = QStringLiteral("error syncing \"%1/intruder\": Resource \"taken\" "
                                          "already exists and is not managed by Foo, requeuing")
                               .arg(m_ns);
-    QVERIFY(m_qcm->waitForLog(warning));
     QVERIFY(m_qcm->waitForLog(error));
-    QTRY_VERIFY_WITH_TIMEOUT(m_qcm->count(error) >= 3 && m_qcm->count(warning) >= 3, 30000);
-    // The Warning on the API server: one Event, counted up as it repeats (client-go's
+    QTRY_VERIFY_WITH_TIMEOUT(m_qcm->count(error) >= 3, 30000);
+    // The Warning Event on the API server: one, counted up as it repeats (client-go's
     // correlator).
     QTRY_VERIFY_WITH_TIMEOUT(valueAt(eventsAbout(*m_client, m_ns, QStringLiteral("intruder"),
                                          QStringLiteral("ErrResourceExists"))

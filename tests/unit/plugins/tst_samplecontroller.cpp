@@ -7,6 +7,8 @@
 #include "resources.h"
 #include "samplestestsupport.h"
 
+#include <qcm/record/fakerecorder.h>
+
 #include <QtTest/QtTest>
 
 using namespace qcm;
@@ -30,6 +32,7 @@ private slots:
     void writeErrorsAreRetried_data();
     void writeErrorsAreRetried();
     void runsOnInformerEvents();
+    void eventsGoToTheContextsRecorder();
 
 private:
     struct Fixture;
@@ -399,6 +402,30 @@ void tst_SampleController::runsOnInformerEvents()
             ->ownerReferences()
             .isEmpty()); // left alone
     c.stop(10s);
+}
+
+// What the plugin creates (FooController(context)) records its Events with the context's
+// recorder (eventRecorderFor()).
+void tst_SampleController::eventsGoToTheContextsRecorder()
+{
+    Fixture f;
+    const Object foo = newFoo(QStringLiteral("test"), 1);
+    Object d = storedDeployment(foo);
+    d.setOwnerReferences({}); // someone else's: the Warning comes before any write
+    f.seedFoos({foo});
+    f.seedDeployments({d});
+    auto recorder = std::make_shared<record::FakeRecorder>(true);
+    ControllerContext context
+        = testContext(QStringLiteral("sample-controller"), f.informers, f.clock, f.registry);
+    context.setEventRecorder(recorder);
+    FooController c(context);
+    QVERIFY(startInformers(f.informers));
+    QVERIFY(c.syncHandler(QStringLiteral("default/test")).isError());
+    QCOMPARE(recorder->events(),
+        QStringList {QStringLiteral("Warning ErrResourceExists Resource \"test-deployment\" "
+                                    "already exists and is not managed by Foo "
+                                    "involvedObject{kind=Foo,apiVersion=samplecontroller.k8s.io/"
+                                    "v1alpha1}")});
 }
 
 QTEST_GUILESS_MAIN(tst_SampleController)
