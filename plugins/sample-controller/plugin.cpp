@@ -1,6 +1,8 @@
 // The sample-controller plugin: the factory the host loads (see foocontroller.h).
 #include "foocontroller.h"
 
+#include "settings.h"
+
 #include <qcm/plugin.h>
 
 class SampleControllerPlugin : public QObject, public qcm::ControllerPlugin
@@ -10,8 +12,11 @@ class SampleControllerPlugin : public QObject, public qcm::ControllerPlugin
     Q_INTERFACES(qcm::ControllerPlugin)
 
 public:
+    // Throws std::invalid_argument for any setting (it has none): the host marks the plugin
+    // failed with the message.
     std::unique_ptr<qcm::Controller> create(const qcm::ControllerContext &context) override
     {
+        qcm::samples::requireKnownSettings(context, {});
         return std::make_unique<qcm::samples::FooController>(context);
     }
 };

@@ -1,6 +1,7 @@
 #include "ttlafterfinishedcontroller.h"
 
 #include "resources.h"
+#include "settings.h"
 #include "ttlafterfinished.h"
 
 #include <qcm/cache/sharedinformerfactory.h>
@@ -63,11 +64,9 @@ Result<TtlAfterFinishedController::Options> TtlAfterFinishedController::optionsF
     const QVariantMap &settings)
 {
     Options options;
-    for (auto it = settings.begin(); it != settings.end(); ++it) {
-        if (it.key() != QLatin1String("propagationPolicy"))
-            return Error {QString(), QStringLiteral("settings.") + it.key(),
-                QStringLiteral("unknown setting; the settings here are propagationPolicy")};
-    }
+    if (std::optional<Error> error
+        = unknownSetting(settings, {QStringLiteral("propagationPolicy")}))
+        return *error;
     if (settings.contains(QStringLiteral("propagationPolicy"))) {
         const QVariant policy = settings.value(QStringLiteral("propagationPolicy"));
         const QStringList known {

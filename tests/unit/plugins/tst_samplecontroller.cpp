@@ -6,6 +6,7 @@
 #include "foocontroller.h"
 #include "resources.h"
 #include "samplestestsupport.h"
+#include "settings.h"
 
 #include <qcm/record/fakerecorder.h>
 
@@ -33,6 +34,7 @@ private slots:
     void writeErrorsAreRetried();
     void runsOnInformerEvents();
     void eventsGoToTheContextsRecorder();
+    void settingsAreRefused();
 
 private:
     struct Fixture;
@@ -426,6 +428,28 @@ void tst_SampleController::eventsGoToTheContextsRecorder()
                                     "already exists and is not managed by Foo "
                                     "involvedObject{kind=Foo,apiVersion=samplecontroller.k8s.io/"
                                     "v1alpha1}")});
+}
+
+// sample-controller (and configmap-restarter) have no settings: the factory refuses any, so
+// that a misspelt key in controller-manager.yaml is an error, not ignored.
+void tst_SampleController::settingsAreRefused()
+{
+    QVERIFY(!unknownSetting({}, {}));
+    const std::optional<Error> error = unknownSetting({{QStringLiteral("replicas"), 3}}, {});
+    QVERIFY(error);
+    QCOMPARE(error->toString(),
+        QStringLiteral("settings.replicas: unknown setting; this controller has no settings"));
+    FakeClock clock;
+    metrics::Registry registry;
+    FakeInformers informers(&clock);
+    try {
+        requireKnownSettings(testContext(QStringLiteral("sample-controller"), informers, clock,
+                                 registry, {{QStringLiteral("replicas"), 3}}),
+            {});
+        QFAIL("a setting was accepted");
+    } catch (const std::invalid_argument &e) {
+        QCOMPARE(QString::fromUtf8(e.what()), error->toString());
+    }
 }
 
 QTEST_GUILESS_MAIN(tst_SampleController)
