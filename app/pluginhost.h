@@ -30,6 +30,22 @@ public:
     // Finds every *.so file of each directory (not recursive; in name order) and reads it.
     // A directory that does not exist or cannot be read is an entry of directoryErrors().
     void discover(const QStringList &directories);
+
+    struct RescanResult
+    {
+        QList<PluginSpec *> added; // read now: new files, and changed files read again
+        QStringList dropped; // files whose records are gone (removed, or read again)
+        QStringList marked; // files removed or replaced after their library was loaded
+    };
+    // Looks at the directories again while qcm runs (docs/host.md, "Changes without
+    // restart"). A file that is new, or whose FileIdentity changed, is read (metadata only,
+    // as at start-up). The record of a file removed or replaced is dropped if its library was
+    // never loaded; otherwise it stays, marked fileChanged: a running controller runs on with
+    // the code it loaded, and nothing is loaded from the record again. A new file whose
+    // controller name a valid plugin already has is refused (DuplicateName, naming that file)
+    // and the plugin already there is untouched; files refused as duplicates are read again,
+    // since the other may be gone. directoryErrors() becomes this look's.
+    RescanResult rescan(const QStringList &directories);
     const std::vector<std::unique_ptr<PluginSpec>> &plugins() const { return m_plugins; }
     const QList<Error> &directoryErrors() const { return m_directoryErrors; }
     // The valid plugin of that name, or null.
@@ -50,7 +66,14 @@ public:
     QString listing() const;
 
 private:
+    // The *.so files of one directory, in name order; or the reason it cannot be read.
+    static Result<QStringList> listDirectory(const QString &directory);
     void refuseDuplicates();
+    // Refuses each of `added` whose name another valid plugin has.
+    void refuseDuplicatesOf(const QList<PluginSpec *> &added);
+    // Refuses every plugin of `plugins` whose name another of them has.
+    static void refuseAmong(const QList<PluginSpec *> &plugins);
+    static void refuseAsDuplicate(PluginSpec &plugin, const QStringList &otherFiles);
 
     std::vector<std::unique_ptr<PluginSpec>> m_plugins;
     QList<Error> m_directoryErrors;

@@ -75,10 +75,14 @@ bool PluginSpec::read()
 {
     if (m_state != PluginState::Discovered || m_loader)
         return refuse("read");
+    m_fileIdentity = FileIdentity::of(m_filePath); // before reading: a later change shows
     m_loader = std::make_unique<QPluginLoader>(m_filePath);
     // Resolve every symbol at load time: a plugin that needs a symbol nothing provides then
-    // fails to load, with dlopen's message, instead of crashing when it first calls it.
-    m_loader->setLoadHints(QLibrary::ResolveAllSymbolsHint);
+    // fails to load, with dlopen's message, instead of crashing when it first calls it. And
+    // never unmap it while qcm runs (RTLD_NODELETE): shared informers, indexers and metrics
+    // may keep its QStringLiterals and functions after its controller is gone, as a reload
+    // that disables it leaves them.
+    m_loader->setLoadHints(QLibrary::ResolveAllSymbolsHint | QLibrary::PreventUnloadHint);
     const QJsonObject raw = m_loader->metaData(); // reads the file; runs no plugin code
     if (raw.isEmpty()) {
         fail(PluginError::Kind::NotAPlugin,
@@ -110,7 +114,9 @@ bool PluginSpec::load()
 {
     if (!m_loader || (m_state != PluginState::Discovered && m_state != PluginState::Unloaded))
         return refuse("load");
-    if (!m_loader->load()) {
+    const bool loaded = m_loader->load();
+    m_hasBeenLoaded |= loaded;
+    if (!loaded) {
         const QString why = m_loader->errorString();
         fail(why.contains(QLatin1String("undefined symbol")) ? PluginError::Kind::UnresolvedSymbol
                                                              : PluginError::Kind::LoadFailed,
@@ -139,6 +145,7 @@ bool PluginSpec::load()
                 .arg(QLatin1String(root->metaObject()->className())));
         return false;
     }
+    m_error = {};
     return transition(PluginState::Loaded);
 }
 

@@ -10,6 +10,7 @@
 // Thread safety: the host's main thread only (the thread the Controller lives in).
 #pragma once
 
+#include "fileidentity.h"
 #include "pluginerror.h"
 #include "pluginmetadata.h"
 #include "pluginstate.h"
@@ -51,11 +52,23 @@ public:
     void setEnabled(bool enabled) { m_enabled = enabled; }
     Controller *controller() const { return m_controller.get(); }
     bool isLibraryLoaded() const;
+    // Whether load() ever loaded the library. Its code then stays mapped until the process
+    // ends, even after unload() (QLibrary::PreventUnloadHint): the informers, indexers and
+    // metrics a controller registered may hold its strings and functions.
+    bool hasBeenLoaded() const { return m_hasBeenLoaded; }
+    // The file as read() found it.
+    const FileIdentity &fileIdentity() const { return m_fileIdentity; }
+    // Set by PluginHost::rescan() when the file was removed or replaced after its library was
+    // loaded: a running controller runs on with the code it loaded, but nothing is loaded from
+    // this record again (a new file at the same path needs a restart of qcm).
+    bool isFileChanged() const { return m_fileChanged; }
+    void setFileChanged(bool changed) { m_fileChanged = changed; }
 
     // Reads and validates the metadata: Discovered, or Failed. Runs no code of the plugin.
     bool read();
     // Discovered/Unloaded -> Loaded: loads the library (every symbol resolved now, so that a
     // missing one is an error here rather than a crash later) and checks the root object.
+    // A successful load clears the error of an earlier failure (a retry).
     bool load();
     // Loaded/Stopped -> Configured: the plugin's factory creates the Controller.
     bool configure(const ControllerContext &context);
@@ -64,8 +77,9 @@ public:
     // Running -> Stopped: stops the Controller, draining its queue within `timeout`. If the
     // workers are still busy then, the plugin is Failed (StopTimedOut) instead.
     bool stop(Duration timeout);
-    // Loaded/Configured/Stopped/Failed -> Unloaded: destroys the Controller and unloads the
-    // library. Refused after a stop that timed out.
+    // Loaded/Configured/Stopped/Failed -> Unloaded: destroys the Controller and the root
+    // object, and releases the library (its code stays mapped: hasBeenLoaded()). Refused after
+    // a stop that timed out.
     bool unload();
     // Marks the plugin failed from outside (a duplicate name); allowed where Failed is.
     void fail(PluginError::Kind kind, const QString &message);
@@ -84,6 +98,9 @@ private:
     PluginState m_state = PluginState::Discovered;
     PluginError m_error;
     bool m_enabled = false;
+    FileIdentity m_fileIdentity;
+    bool m_fileChanged = false;
+    bool m_hasBeenLoaded = false;
     std::unique_ptr<QPluginLoader> m_loader;
     ControllerPlugin *m_plugin = nullptr; // the loader's root object
     std::unique_ptr<Controller> m_controller;

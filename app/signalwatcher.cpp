@@ -5,6 +5,7 @@
 #include <QtCore/QSocketNotifier>
 
 #include <atomic>
+#include <cerrno>
 #include <csignal>
 
 #include <fcntl.h>
@@ -27,6 +28,15 @@ extern "C" void onShutdownSignal(int signal)
     (void)written;
 }
 
+extern "C" void onReloadSignal(int signal)
+{
+    const int saved = errno;
+    const char number = char(signal);
+    const ssize_t written = ::write(g_pipe[1], &number, 1); // full pipe: one is pending anyway
+    (void)written;
+    errno = saved;
+}
+
 } // namespace
 
 SignalWatcher::SignalWatcher(QObject *parent) : QObject(parent)
@@ -44,6 +54,8 @@ SignalWatcher::SignalWatcher(QObject *parent) : QObject(parent)
     action.sa_flags = SA_RESTART;
     sigaction(SIGTERM, &action, nullptr);
     sigaction(SIGINT, &action, nullptr);
+    action.sa_handler = onReloadSignal;
+    sigaction(SIGHUP, &action, nullptr);
 }
 
 SignalWatcher::~SignalWatcher()
@@ -52,6 +64,7 @@ SignalWatcher::~SignalWatcher()
     action.sa_handler = SIG_DFL;
     sigaction(SIGTERM, &action, nullptr);
     sigaction(SIGINT, &action, nullptr);
+    sigaction(SIGHUP, &action, nullptr);
     delete m_notifier;
     for (int &fd : g_pipe) {
         if (fd >= 0)
@@ -64,6 +77,12 @@ void SignalWatcher::readSignals()
 {
     char number = 0;
     while (::read(g_pipe[0], &number, 1) == 1) {
+        if (number == SIGHUP) {
+            qCInfo(lcHost).noquote()
+                << QStringLiteral("received %1; reloading").arg(QLatin1String(strsignal(number)));
+            emit reloadRequested();
+            break;
+        }
         qCInfo(lcHost).noquote() << QStringLiteral("received %1; shutting down (a second signal "
                                                    "exits at once)")
                                         .arg(QLatin1String(strsignal(number)));

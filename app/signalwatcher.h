@@ -5,6 +5,9 @@
 // delivered as shutdownRequested(); a second one exits the process at once with status 1,
 // from the handler itself, since the main thread may be busy shutting down.
 //
+// SIGHUP is delivered as reloadRequested(), each time (reloader.h); it no longer ends the
+// process. It does not count as a shutdown signal.
+//
 // Thread safety: create one watcher, in the main thread, before other threads start.
 #pragma once
 
@@ -26,6 +29,7 @@ public:
 
 signals:
     void shutdownRequested(int signal);
+    void reloadRequested();
 
 private:
     void readSignals();
