@@ -200,7 +200,8 @@ void readLeaderElection(Reader &r, const YAML::Node &node, LeaderElectionConfig 
             {QStringLiteral("leaderElect"), QStringLiteral("leaseDuration"),
                 QStringLiteral("renewDeadline"), QStringLiteral("retryPeriod"),
                 QStringLiteral("resourceLock"), QStringLiteral("resourceName"),
-                QStringLiteral("resourceNamespace")}))
+                QStringLiteral("resourceNamespace"), QStringLiteral("releaseOnCancel"),
+                QStringLiteral("mode")}))
         return;
     r.boolean(node, "leaderElect", path, le.leaderElect);
     r.duration(node, "leaseDuration", path, [&](Duration d) { le.leaseDuration = d; });
@@ -209,6 +210,9 @@ void readLeaderElection(Reader &r, const YAML::Node &node, LeaderElectionConfig 
     r.string(node, "resourceLock", path, le.resourceLock);
     r.string(node, "resourceName", path, le.resourceName);
     r.string(node, "resourceNamespace", path, le.resourceNamespace);
+    r.boolean(node, "releaseOnCancel", path, le.releaseOnCancel);
+    r.value<LeaderElectionMode>(node, "mode", path, QStringLiteral("run-or-die or rejoin"),
+        parseLeaderElectionMode, [&](LeaderElectionMode m) { le.mode = m; });
 }
 
 void readControllerConfig(Reader &r, const YAML::Node &node, ControllerManagerConfig &config)
@@ -256,6 +260,21 @@ void readControllerConfig(Reader &r, const YAML::Node &node, ControllerManagerCo
 }
 
 } // namespace
+
+Result<LeaderElectionMode> parseLeaderElectionMode(const QString &text)
+{
+    if (text == QLatin1String("run-or-die"))
+        return LeaderElectionMode::RunOrDie;
+    if (text == QLatin1String("rejoin"))
+        return LeaderElectionMode::Rejoin;
+    return Error {{}, {}, QStringLiteral("must be run-or-die or rejoin, not %1").arg(quoted(text))};
+}
+
+QString leaderElectionModeName(LeaderElectionMode mode)
+{
+    return mode == LeaderElectionMode::Rejoin ? QStringLiteral("rejoin")
+                                              : QStringLiteral("run-or-die");
+}
 
 Result<ControllerManagerConfig> parseConfig(const QByteArray &yaml, const QString &file)
 {
@@ -314,11 +333,14 @@ Result<ControllerManagerConfig> parseConfig(const QByteArray &yaml, const QStrin
         readLeaderElection(r, le, config.leaderElection);
     if (const YAML::Node serving = root["serving"]; serving && !serving.IsNull() && !r.failed()) {
         const QString path = QStringLiteral("serving");
-        if (r.checkMap(
-                serving, path, {QStringLiteral("bindAddress"), QStringLiteral("securePort")})) {
+        if (r.checkMap(serving, path,
+                {QStringLiteral("bindAddress"), QStringLiteral("securePort"),
+                    QStringLiteral("tlsCertFile"), QStringLiteral("tlsPrivateKeyFile")})) {
             r.string(serving, "bindAddress", path, config.bindAddress);
             r.integer(serving, "securePort", path, 0, 65535,
                 [&](qint64 v) { config.securePort = int(v); });
+            r.path(serving, "tlsCertFile", path, config.tlsCertFile);
+            r.path(serving, "tlsPrivateKeyFile", path, config.tlsPrivateKeyFile);
         }
     }
     r.duration(root, "controllerShutdownTimeout", {},

@@ -33,7 +33,17 @@ struct Origin
     Error error(const QString &reason) const { return Error {file, field, reason + position}; }
 };
 
-// component-base's LeaderElectionConfiguration, with kube-controller-manager's defaults.
+// What a replica does when it loses leadership without being asked to stop.
+enum class LeaderElectionMode {
+    RunOrDie, // "run-or-die": exit with status 1, as kube-controller-manager does
+    Rejoin, // "rejoin": stop the leader's controllers and campaign again
+};
+// "run-or-die" or "rejoin"; anything else is an error naming both.
+Result<LeaderElectionMode> parseLeaderElectionMode(const QString &text);
+QString leaderElectionModeName(LeaderElectionMode mode);
+
+// component-base's LeaderElectionConfiguration, with kube-controller-manager's defaults, plus
+// releaseOnCancel and mode (docs/host.md says why they exist and why these defaults).
 struct LeaderElectionConfig
 {
     bool leaderElect = true;
@@ -43,6 +53,8 @@ struct LeaderElectionConfig
     QString resourceLock = QStringLiteral("leases");
     QString resourceName = QStringLiteral("qcm");
     QString resourceNamespace = QStringLiteral("kube-system");
+    bool releaseOnCancel = true;
+    LeaderElectionMode mode = LeaderElectionMode::RunOrDie;
 };
 
 // One controller's entry under controllerConfig.
@@ -67,6 +79,8 @@ struct ControllerManagerConfig
     LeaderElectionConfig leaderElection;
     QString bindAddress = QStringLiteral("0.0.0.0");
     int securePort = 10257; // 0 serves nothing
+    QString tlsCertFile; // both set: HTTPS; both empty: plain HTTP
+    QString tlsPrivateKeyFile;
     Duration controllerShutdownTimeout = 10s;
     Duration minResyncPeriod = 12h;
     QMap<QString, ControllerConfig> controllerConfig;

@@ -47,15 +47,17 @@ int ControllerManager::start()
     if (m_started)
         return 0;
     m_started = true;
-    if (m_config.leaderElection.leaderElect)
-        qCWarning(lcHost) << "leader election is not built into this qcm yet: every enabled "
-                             "controller runs on this replica";
     QList<PluginSpec *> configured;
+    int standby = 0;
     for (const auto &plugin : m_plugins.plugins()) {
         if (!plugin->isEnabled() || plugin->state() != PluginState::Discovered)
             continue;
         if (!plugin->load())
             continue;
+        if (requiresLeader(*plugin)) {
+            ++standby; // loaded, so that a broken library is found now; created when leading
+            continue;
+        }
         const ControllerContext context = contextFor(*plugin);
         qCInfo(lcHost).noquote() << QStringLiteral(
             "creating controller %1: %2 worker(s), resync %3")
@@ -71,30 +73,117 @@ int ControllerManager::start()
     if (m_services.informerFactory)
         m_services.informerFactory->start();
     qCInfo(lcHost).noquote() << QStringLiteral("%1 controller(s) started").arg(running);
+    if (standby > 0)
+        qCInfo(lcHost).noquote()
+            << QStringLiteral("%1 controller(s) wait for leadership").arg(standby);
     return running;
 }
 
-bool ControllerManager::shutdown()
+bool ControllerManager::requiresLeader(const PluginSpec &plugin) const
 {
+    return m_config.leaderElection.leaderElect && plugin.metaData().needsLeaderElection;
+}
+
+int ControllerManager::startLeading()
+{
+    if (m_shutDown || m_leading)
+        return 0;
+    m_leading = true;
+    QList<PluginSpec *> configured;
+    for (const auto &plugin : m_plugins.plugins()) {
+        const PluginState s = plugin->state();
+        if (!plugin->isEnabled() || !requiresLeader(*plugin)
+            || (s != PluginState::Loaded && s != PluginState::Stopped))
+            continue;
+        if (plugin->configure(contextFor(*plugin)))
+            configured << plugin.get();
+    }
+    int running = 0;
+    for (PluginSpec *plugin : std::as_const(configured))
+        running += plugin->start() ? 1 : 0;
+    if (m_services.informerFactory)
+        m_services.informerFactory->start(); // the informers the new controllers asked for
+    qCInfo(lcHost).noquote() << QStringLiteral(
+        "leading: %1 controller(s) that need leader election started")
+                                    .arg(running);
+    return running;
+}
+
+void ControllerManager::stopLeading()
+{
+    if (!m_leading)
+        return;
+    m_leading = false;
     if (m_shutDown)
-        return true;
-    m_shutDown = true;
-    const auto deadline = std::chrono::steady_clock::now() + m_config.controllerShutdownTimeout;
+        return;
     QList<PluginSpec *> running;
     for (const auto &plugin : m_plugins.plugins()) {
-        if (plugin->state() == PluginState::Running) {
-            plugin->controller()->shutDown(); // all at once: they drain in parallel
+        if (requiresLeader(*plugin) && plugin->state() == PluginState::Running)
             running << plugin.get();
-        }
     }
+    if (m_config.leaderElection.mode == LeaderElectionMode::RunOrDie) {
+        for (PluginSpec *plugin : std::as_const(running))
+            plugin->controller()->shutDown(); // no new work from now on
+        qCCritical(lcHost).noquote()
+            << QStringLiteral("leader election lost: %1 controller(s) stopped taking work; "
+                              "exiting (run-or-die)")
+                   .arg(running.size());
+        return; // the elector exits the process now
+    }
+    stopWithin(running);
+    qCWarning(lcHost).noquote() << QStringLiteral(
+        "leader election lost: %1 controller(s) stopped; campaigning again "
+        "(rejoin)")
+                                       .arg(running.size());
+}
+
+bool ControllerManager::stopWithin(const QList<PluginSpec *> &plugins)
+{
+    for (PluginSpec *plugin : plugins)
+        plugin->controller()->shutDown(); // all at once: they drain in parallel
+    const auto deadline = std::chrono::steady_clock::now() + m_config.controllerShutdownTimeout;
     bool allStopped = true;
-    for (PluginSpec *plugin : std::as_const(running)) {
+    for (PluginSpec *plugin : plugins) {
         const Duration left
             = std::max<Duration>(Duration::zero(), deadline - std::chrono::steady_clock::now());
         allStopped &= plugin->stop(left);
     }
+    return allStopped;
+}
+
+bool ControllerManager::shutdown()
+{
+    const bool allStopped = stopAll();
+    unloadAll();
+    return allStopped;
+}
+
+bool ControllerManager::stopAll()
+{
+    if (m_shutDown)
+        return m_allStopped;
+    m_shutDown = true;
+    QList<PluginSpec *> running;
+    for (const auto &plugin : m_plugins.plugins()) {
+        if (plugin->state() == PluginState::Running)
+            running << plugin.get();
+    }
+    m_allStopped = stopWithin(running);
     if (m_services.informerFactory)
         m_services.informerFactory->shutdown();
+    if (!m_allStopped)
+        qCCritical(lcHost).noquote()
+            << QStringLiteral("some controllers did not stop within %1; their workers are "
+                              "abandoned")
+                   .arg(formatDuration(m_config.controllerShutdownTimeout));
+    return m_allStopped;
+}
+
+void ControllerManager::unloadAll()
+{
+    if (m_unloaded)
+        return;
+    m_unloaded = true;
     for (const auto &plugin : m_plugins.plugins()) {
         const PluginState s = plugin->state();
         if (s == PluginState::Loaded || s == PluginState::Configured || s == PluginState::Stopped
@@ -102,12 +191,6 @@ bool ControllerManager::shutdown()
                 && plugin->error().kind != PluginError::Kind::StopTimedOut))
             plugin->unload();
     }
-    if (!allStopped)
-        qCCritical(lcHost).noquote()
-            << QStringLiteral("some controllers did not stop within %1; their workers are "
-                              "abandoned")
-                   .arg(formatDuration(m_config.controllerShutdownTimeout));
-    return allStopped;
 }
 
 } // namespace qcm::host

@@ -11,7 +11,13 @@
 // their libraries. A controller whose workers are still busy at the deadline is Failed
 // (StopTimedOut) and left loaded.
 //
-// Leader election is not wired in yet: every enabled controller runs on this replica.
+// Leader election (leaderElection.leaderElect): a plugin whose metadata needs leader election
+// (requiresLeader()) is only loaded by start(), and waits there on standby. startLeading()
+// (the elector's startedLeading) creates and starts those controllers; stopLeading() (its
+// stoppedLeading) stops them: in run-or-die mode it only shuts their queues to new work,
+// since the process exits right after and draining would reconcile without the lease; in
+// rejoin mode it stops them as shutdown() does, and they go back to standby (Stopped) until
+// the next startLeading(). The other controllers run on every replica, from start().
 //
 // Thread safety: the host's main thread only.
 #pragma once
@@ -45,18 +51,39 @@ public:
 
     // Returns how many controllers were started.
     int start();
-    // True if every controller stopped within the timeout.
+    // stopAll(), then unloadAll(). True if every controller stopped within the timeout.
     bool shutdown();
+    // The first half of shutdown(): stops every controller within the timeout, then the
+    // informers. The host releases the lease after it, and unloads only once its event loop
+    // has ended: objects a controller left for deferred deletion may still hold plugin code.
+    bool stopAll();
+    // The second half: destroys the controllers and unloads the libraries.
+    void unloadAll();
 
     // The context a plugin's controller is created with.
     ControllerContext contextFor(const PluginSpec &plugin) const;
 
+    const ControllerManagerConfig &config() const { return m_config; }
+    // Leader election is on and the plugin's metadata needs it.
+    bool requiresLeader(const PluginSpec &plugin) const;
+    // Between startLeading() and stopLeading().
+    bool isLeading() const { return m_leading; }
+    // Starts the controllers that need leader election; returns how many started.
+    int startLeading();
+    void stopLeading();
+
 private:
+    // Stops the plugins' controllers at once, all within controllerShutdownTimeout.
+    bool stopWithin(const QList<PluginSpec *> &plugins);
+
     const ControllerManagerConfig m_config;
     PluginHost &m_plugins;
     const Services m_services;
     bool m_started = false;
     bool m_shutDown = false;
+    bool m_allStopped = true;
+    bool m_unloaded = false;
+    bool m_leading = false;
 };
 
 } // namespace qcm::host

@@ -2,14 +2,22 @@
 // plugins, and runs the enabled ones against the API server until SIGTERM or SIGINT.
 //
 // Exit status: 0 after a clean run or shutdown, and for --help, --version, --list-plugins;
-// 1 for a bad flag or configuration (nothing is started then) or a client that cannot be
-// built; 1 on a second SIGTERM/SIGINT.
+// 1 for a bad flag or configuration (nothing is started then), a client that cannot be
+// built or a port that cannot be served; 1 on a second SIGTERM/SIGINT; 1 when leadership is
+// lost in run-or-die mode.
 #include "clientconfig.h"
 #include "config.h"
+#include "configz.h"
 #include "controllermanager.h"
+#include "duration.h"
+#include "hostchecks.h"
+#include "leadership.h"
 #include "logging.h"
 #include "options.h"
 #include "pluginhost.h"
+#include "pluginstatemetrics.h"
+#include "processmetrics.h"
+#include "server.h"
 #include "signalwatcher.h"
 
 #include <qcm/cache/sharedinformerfactory.h>
@@ -45,15 +53,75 @@ int run(const ControllerManagerConfig &config, PluginHost &plugins)
     SignalWatcher signalWatcher;
     client::RestClient restClient(*restConfig);
     metrics::Registry registry;
+    registry.registerCollectable(std::make_shared<ProcessMetrics>());
+    registry.registerCollectable(std::make_shared<PluginStateMetrics>(plugins));
     // Handlers choose their own resync period (ControllerContext::resyncPeriod()).
     cache::SharedInformerFactory informers(&restClient, Duration::zero());
     ControllerManager manager(config, plugins, {&restClient, &informers, &registry, nullptr});
 
+    std::unique_ptr<Leadership> leadership;
+    if (config.leaderElection.leaderElect) {
+        Result<std::unique_ptr<Leadership>> created
+            = Leadership::create(config, *restConfig, &registry);
+        if (!created)
+            return failWith(created.error());
+        leadership = std::move(*created);
+        if (config.controllerShutdownTimeout > config.leaderElection.renewDeadline)
+            qCWarning(lcHost).noquote()
+                << QStringLiteral("controllerShutdownTimeout (%1) is longer than "
+                                  "leaderElection.renewDeadline (%2): on shutdown, the leader's "
+                                  "controllers may still drain after its term has ended")
+                       .arg(formatDuration(config.controllerShutdownTimeout),
+                           formatDuration(config.leaderElection.renewDeadline));
+    }
+
+    const HostChecks checks(plugins, manager, leadership.get());
+    std::unique_ptr<Server> server;
+    if (config.securePort != 0) {
+        const QStringList secrets = secretsOf(*restConfig);
+        server = std::make_unique<Server>(Server::Endpoints {
+            {QStringLiteral("healthz"), [&checks] { return checks.healthz(); }},
+            {QStringLiteral("livez"), [&checks] { return checks.livez(); }},
+            {QStringLiteral("readyz"), [&checks] { return checks.readyz(); }},
+            &registry,
+            [&manager, secrets] { return configzJson(manager.config(), secrets); },
+        });
+        if (const std::optional<Error> error = server->listen({config.bindAddress,
+                quint16(config.securePort), config.tlsCertFile, config.tlsPrivateKeyFile}))
+            return failWith(*error);
+    }
+
     QObject::connect(&signalWatcher, &SignalWatcher::shutdownRequested, &manager, [&] {
-        manager.shutdown();
-        QCoreApplication::exit(0);
+        manager.stopAll(); // unloading waits until the event loop has ended
+        // With releaseOnCancel, the lease is released now that the controllers have stopped.
+        if (leadership && leadership->elector()->isRunning()) {
+            QObject::connect(leadership->elector(), &leaderelection::LeaderElector::finished,
+                &manager, [] { QCoreApplication::exit(0); });
+            leadership->elector()->stop();
+        } else {
+            QCoreApplication::exit(0);
+        }
     });
     manager.start();
+    if (leadership) {
+        leaderelection::LeaderElector *elector = leadership->elector();
+        QObject::connect(elector, &leaderelection::LeaderElector::startedLeading, &manager,
+            [&manager] { manager.startLeading(); });
+        QObject::connect(elector, &leaderelection::LeaderElector::stoppedLeading, &manager,
+            [&manager] { manager.stopLeading(); });
+        QObject::connect(elector, &leaderelection::LeaderElector::newLeader, &manager,
+            [](const QString &identity) {
+                qCInfo(lcHost).noquote()
+                    << QStringLiteral("the leader is now %1")
+                           .arg(identity.isEmpty() ? QStringLiteral("nobody") : identity);
+            });
+        qCInfo(lcHost).noquote() << QStringLiteral("leader election as %1 on %2 %3/%4")
+                                        .arg(leadership->identity(),
+                                            config.leaderElection.resourceLock,
+                                            config.leaderElection.resourceNamespace,
+                                            config.leaderElection.resourceName);
+        elector->run();
+    }
     const int status = QCoreApplication::exec();
     manager.shutdown();
     for (const auto &plugin : plugins.plugins()) {

@@ -81,6 +81,17 @@ QList<Flag> flags()
             QStringLiteral("The namespace of resource object that is used for locking during "
                            "leader election.")
                 + dflt(le.resourceNamespace)},
+        {{QStringLiteral("leader-elect-release-on-cancel")}, QStringLiteral("bool"),
+            QStringLiteral("On SIGTERM or SIGINT, release the lease once the leader's "
+                           "controllers have stopped, so that a standby takes over at once "
+                           "instead of after the lease duration. kube-controller-manager never "
+                           "releases.")
+                + dflt(le.releaseOnCancel ? QStringLiteral("true") : QStringLiteral("false"))},
+        {{QStringLiteral("leader-elect-mode")}, QStringLiteral("mode"),
+            QStringLiteral("What a leader does when it loses the lease: run-or-die exits with "
+                           "status 1 (kube-controller-manager's behaviour); rejoin stops the "
+                           "controllers that need leader election and campaigns again.")
+                + dflt(leaderElectionModeName(le.mode))},
         {{QStringLiteral("kube-api-qps")}, QStringLiteral("qps"),
             QStringLiteral("QPS to use while talking with kubernetes apiserver (0: client-go's "
                            "default of 5; negative: no limit).")
@@ -97,6 +108,13 @@ QList<Flag> flags()
                            "/configz (HTTPS with a certificate, plain HTTP without). 0 serves "
                            "nothing. --port is the same setting.")
                 + dflt(QString::number(d.securePort))},
+        {{QStringLiteral("tls-cert-file")}, QStringLiteral("file"),
+            QStringLiteral("File containing the x509 certificate for HTTPS (the server's "
+                           "certificate first, then any intermediates). With "
+                           "--tls-private-key-file, qcm serves HTTPS; without both, plain "
+                           "HTTP.")},
+        {{QStringLiteral("tls-private-key-file")}, QStringLiteral("file"),
+            QStringLiteral("File containing the x509 private key matching --tls-cert-file.")},
         {{QStringLiteral("controller-shutdown-timeout")}, QStringLiteral("duration"),
             QStringLiteral("How long to wait, on SIGTERM or SIGINT, for the controllers to "
                            "finish the work in their queues before exiting.")
@@ -134,7 +152,9 @@ QStringList normaliseBoolFlags(const QStringList &arguments)
 {
     QStringList out;
     for (const QString &a : arguments) {
-        if (a == QLatin1String("--leader-elect") || a == QLatin1String("-leader-elect"))
+        if (a == QLatin1String("--leader-elect") || a == QLatin1String("-leader-elect")
+            || a == QLatin1String("--leader-elect-release-on-cancel")
+            || a == QLatin1String("-leader-elect-release-on-cancel"))
             out << a + QStringLiteral("=true");
         else
             out << a;
@@ -214,10 +234,14 @@ Result<Options> parseOptions(const QStringList &arguments)
     o.resourceLock = value("leader-elect-resource-lock");
     o.resourceName = value("leader-elect-resource-name");
     o.resourceNamespace = value("leader-elect-resource-namespace");
+    o.releaseOnCancel = parsed("leader-elect-release-on-cancel", parseBool);
+    o.leaderElectionMode = parsed("leader-elect-mode", parseLeaderElectionMode);
     o.kubeApiQps = parsed("kube-api-qps", parseNumber);
     o.kubeApiBurst = integer("kube-api-burst", 0, std::numeric_limits<int>::max());
     o.bindAddress = value("bind-address");
     o.securePort = integer("secure-port", 0, 65535);
+    o.tlsCertFile = value("tls-cert-file");
+    o.tlsPrivateKeyFile = value("tls-private-key-file");
     o.controllerShutdownTimeout = duration("controller-shutdown-timeout");
     o.minResyncPeriod = duration("min-resync-period");
     if (error)
@@ -245,10 +269,14 @@ void Options::applyTo(ControllerManagerConfig &config) const
     set(config.leaderElection.resourceLock, resourceLock);
     set(config.leaderElection.resourceName, resourceName);
     set(config.leaderElection.resourceNamespace, resourceNamespace);
+    set(config.leaderElection.releaseOnCancel, releaseOnCancel);
+    set(config.leaderElection.mode, leaderElectionMode);
     set(config.kubeApiQps, kubeApiQps);
     set(config.kubeApiBurst, kubeApiBurst);
     set(config.bindAddress, bindAddress);
     set(config.securePort, securePort);
+    set(config.tlsCertFile, tlsCertFile);
+    set(config.tlsPrivateKeyFile, tlsPrivateKeyFile);
     set(config.controllerShutdownTimeout, controllerShutdownTimeout);
     set(config.minResyncPeriod, minResyncPeriod);
 }

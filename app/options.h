@@ -34,10 +34,14 @@ struct Options
     std::optional<QString> resourceLock;
     std::optional<QString> resourceName;
     std::optional<QString> resourceNamespace;
+    std::optional<bool> releaseOnCancel;
+    std::optional<LeaderElectionMode> leaderElectionMode;
     std::optional<double> kubeApiQps;
     std::optional<int> kubeApiBurst;
     std::optional<QString> bindAddress;
     std::optional<int> securePort;
+    std::optional<QString> tlsCertFile;
+    std::optional<QString> tlsPrivateKeyFile;
     std::optional<Duration> controllerShutdownTimeout;
     std::optional<Duration> minResyncPeriod;
 

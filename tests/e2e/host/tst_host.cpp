@@ -41,6 +41,7 @@ void tst_HostE2e::pluginRunsAgainstTheApiServer()
                                 "kubeconfig: %1/admin.kubeconfig\n"
                                 "pluginDirs: [plugins]\n"
                                 "leaderElection: {leaderElect: false}\n"
+                                "serving: {securePort: 0}\n"
                                 "controllerConfig:\n"
                                 "  fixture-configmaps:\n"
                                 "    workers: 2\n"

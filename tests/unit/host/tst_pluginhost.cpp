@@ -261,7 +261,9 @@ void tst_PluginHost::goodPluginsRunWhileBrokenOnesFail()
             QStringLiteral("fixture-future-sdk"), QStringLiteral("fixture-not-a-plugin")});
     PluginHost host;
     host.discover({dir->path(), QStringLiteral("/nonexistent/plugins")});
+    // Without leader election, so that every enabled controller starts at once.
     auto config = parseConfig(QByteArrayLiteral("controllers: ['*', fixture-optional]\n"
+                                                "leaderElection: {leaderElect: false}\n"
                                                 "controllerConfig:\n"
                                                 "  fixture-configmaps:\n"
                                                 "    workers: 3\n"

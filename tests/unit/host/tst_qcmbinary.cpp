@@ -283,7 +283,7 @@ void tst_QcmBinary::runsAndStopsOnSigterm()
     p.start(QStringLiteral(QCM_BINARY),
         {QStringLiteral("--config"), config, QStringLiteral("--plugin-dir"), dir,
             QStringLiteral("--master=http://127.0.0.1:%1").arg(unusedPort()),
-            QStringLiteral("--leader-elect=false"),
+            QStringLiteral("--leader-elect=false"), QStringLiteral("--secure-port=0"),
             QStringLiteral("--controller-shutdown-timeout=5s")});
     QVERIFY(p.waitForStarted());
     QTRY_VERIFY_WITH_TIMEOUT(err.contains(QLatin1String("controller(s) started")), 30000);
@@ -319,7 +319,7 @@ void tst_QcmBinary::busyWorkerIsAbandonedAtTheShutdownTimeout()
     p.start(QStringLiteral(QCM_BINARY),
         {QStringLiteral("--plugin-dir"), dir,
             QStringLiteral("--master=http://127.0.0.1:%1").arg(server.serverPort()),
-            QStringLiteral("--leader-elect=false"),
+            QStringLiteral("--leader-elect=false"), QStringLiteral("--secure-port=0"),
             QStringLiteral("--controller-shutdown-timeout=1s")});
     QVERIFY(p.waitForStarted());
     QTRY_COMPARE_WITH_TIMEOUT(server.patches, 1, 30000); // the worker is now stuck in reconcile()
@@ -349,7 +349,7 @@ void tst_QcmBinary::secondSignalExitsAtOnce()
     p.start(QStringLiteral(QCM_BINARY),
         {QStringLiteral("--plugin-dir"), dir,
             QStringLiteral("--master=http://127.0.0.1:%1").arg(server.serverPort()),
-            QStringLiteral("--leader-elect=false"),
+            QStringLiteral("--leader-elect=false"), QStringLiteral("--secure-port=0"),
             QStringLiteral("--controller-shutdown-timeout=10m")});
     QVERIFY(p.waitForStarted());
     QTRY_COMPARE_WITH_TIMEOUT(server.patches, 1, 30000);

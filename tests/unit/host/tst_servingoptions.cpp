@@ -1,0 +1,243 @@
+// The serving and leader-election settings this part of the host adds: the flags
+// (--leader-elect-release-on-cancel, --leader-elect-mode, --tls-cert-file,
+// --tls-private-key-file) and their controller-manager.yaml fields, their defaults, bad values
+// with precise messages, and the leader-election configuration the elector refuses, reported
+// by configuration field and flag.
+#include "config.h"
+#include "leadership.h"
+#include "options.h"
+
+#include <qcm/leaderelection/leaderelector.h>
+
+#include <QtTest/QtTest>
+
+using namespace qcm;
+using namespace qcm::host;
+using namespace std::chrono;
+
+class tst_ServingOptions : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void defaults();
+    void flags();
+    void boolFlagStandsAlone();
+    void fileFields();
+    void flagsOverrideTheFile();
+    void badValues_data();
+    void badValues();
+    void helpDocumentsTheFlags();
+    void leadershipFromTheConfiguration();
+    void leadershipErrorsNameTheField_data();
+    void leadershipErrorsNameTheField();
+};
+
+namespace {
+
+Result<Options> parse(QStringList args)
+{
+    args.prepend(QStringLiteral("qcm"));
+    return parseOptions(args);
+}
+
+ControllerManagerConfig applied(const QStringList &args)
+{
+    const auto o = parse(args);
+    if (!o)
+        qFatal("%s", qPrintable(o.error().toString()));
+    ControllerManagerConfig config;
+    o->applyTo(config);
+    return config;
+}
+
+} // namespace
+
+void tst_ServingOptions::defaults()
+{
+    const ControllerManagerConfig d;
+    QCOMPARE(d.leaderElection.leaderElect, true); // kube-controller-manager's
+    QCOMPARE(d.leaderElection.releaseOnCancel, true); // qcm's choice (docs/host.md)
+    QCOMPARE(d.leaderElection.mode, LeaderElectionMode::RunOrDie); // kube-controller-manager's
+    QCOMPARE(d.securePort, 10257);
+    QCOMPARE(d.bindAddress, QStringLiteral("0.0.0.0"));
+    QVERIFY(d.tlsCertFile.isEmpty() && d.tlsPrivateKeyFile.isEmpty()); // plain HTTP
+    const ControllerManagerConfig none = applied({});
+    QCOMPARE(none.leaderElection.releaseOnCancel, true);
+    QCOMPARE(none.leaderElection.mode, LeaderElectionMode::RunOrDie);
+}
+
+void tst_ServingOptions::flags()
+{
+    const ControllerManagerConfig c = applied({QStringLiteral(
+                                                   "--leader-elect-release-on-cancel=false"),
+        QStringLiteral("--leader-elect-mode=rejoin"), QStringLiteral("--tls-cert-file=/tls/crt"),
+        QStringLiteral("--tls-private-key-file"), QStringLiteral("/tls/key")});
+    QCOMPARE(c.leaderElection.releaseOnCancel, false);
+    QCOMPARE(c.leaderElection.mode, LeaderElectionMode::Rejoin);
+    QCOMPARE(c.tlsCertFile, QStringLiteral("/tls/crt"));
+    QCOMPARE(c.tlsPrivateKeyFile, QStringLiteral("/tls/key"));
+    QCOMPARE(applied({QStringLiteral("--leader-elect-mode=run-or-die")}).leaderElection.mode,
+        LeaderElectionMode::RunOrDie);
+}
+
+void tst_ServingOptions::boolFlagStandsAlone()
+{
+    // As pflag: a bool flag alone is true and does not take the next argument as its value.
+    const auto o = parse({QStringLiteral("--leader-elect-release-on-cancel"),
+        QStringLiteral("--leader-elect-mode"), QStringLiteral("rejoin")});
+    QVERIFY(o.ok());
+    QCOMPARE(o->releaseOnCancel, std::optional<bool>(true));
+    QCOMPARE(o->leaderElectionMode, std::optional<LeaderElectionMode>(LeaderElectionMode::Rejoin));
+}
+
+void tst_ServingOptions::fileFields()
+{
+    const auto config = parseConfig(QByteArrayLiteral("leaderElection:\n"
+                                                      "  releaseOnCancel: false\n"
+                                                      "  mode: rejoin\n"
+                                                      "serving:\n"
+                                                      "  securePort: 10999\n"
+                                                      "  tlsCertFile: tls/serving.crt\n"
+                                                      "  tlsPrivateKeyFile: /abs/serving.key\n"),
+        QStringLiteral("/etc/qcm/cm.yaml"));
+    QVERIFY2(config.ok(), config.ok() ? "" : qPrintable(config.error().toString()));
+    QCOMPARE(config->leaderElection.releaseOnCancel, false);
+    QCOMPARE(config->leaderElection.mode, LeaderElectionMode::Rejoin);
+    QCOMPARE(config->securePort, 10999);
+    // Relative to the file's directory, like the other paths.
+    QCOMPARE(config->tlsCertFile, QStringLiteral("/etc/qcm/tls/serving.crt"));
+    QCOMPARE(config->tlsPrivateKeyFile, QStringLiteral("/abs/serving.key"));
+}
+
+void tst_ServingOptions::flagsOverrideTheFile()
+{
+    auto config
+        = parseConfig(QByteArrayLiteral("leaderElection: {releaseOnCancel: false, mode: rejoin}\n"),
+            QStringLiteral("cm.yaml"));
+    QVERIFY(config.ok());
+    const auto o = parse({QStringLiteral("--leader-elect-release-on-cancel=true"),
+        QStringLiteral("--leader-elect-mode=run-or-die")});
+    QVERIFY(o.ok());
+    o->applyTo(*config);
+    QCOMPARE(config->leaderElection.releaseOnCancel, true);
+    QCOMPARE(config->leaderElection.mode, LeaderElectionMode::RunOrDie);
+}
+
+void tst_ServingOptions::badValues_data()
+{
+    QTest::addColumn<QString>("yaml"); // empty: use `flag`
+    QTest::addColumn<QString>("flag");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("mode flag") << QString() << "--leader-elect-mode=restart"
+                               << "--leader-elect-mode: must be run-or-die or rejoin, not "
+                                  "\"restart\"";
+    QTest::newRow("release flag")
+        << QString() << "--leader-elect-release-on-cancel=maybe"
+        << "--leader-elect-release-on-cancel: must be true or false, not \"maybe\"";
+    QTest::newRow("mode field") << "leaderElection:\n  mode: RunOrDie\n"
+                                << QString()
+                                << "cm.yaml: leaderElection.mode: must be run-or-die or rejoin, "
+                                   "not \"RunOrDie\" (line 2, column 9)";
+    QTest::newRow("release field") << "leaderElection:\n  releaseOnCancel: sometimes\n"
+                                   << QString()
+                                   << "cm.yaml: leaderElection.releaseOnCancel: must be true or "
+                                      "false, not \"sometimes\" (line 2, column 20)";
+    QTest::newRow("unknown serving field")
+        << "serving:\n  tlsKeyFile: x\n"
+        << QString()
+        << "cm.yaml: serving.tlsKeyFile: unknown field; the fields here are bindAddress, "
+           "securePort, tlsCertFile, tlsPrivateKeyFile (line 2, column 3)";
+    QTest::newRow("cert file not a string")
+        << "serving:\n  tlsCertFile: [a, b]\n"
+        << QString() << "cm.yaml: serving.tlsCertFile: must be a path (line 2, column 16)";
+}
+
+void tst_ServingOptions::badValues()
+{
+    QFETCH(QString, yaml);
+    QFETCH(QString, flag);
+    QFETCH(QString, message);
+    if (!yaml.isEmpty()) {
+        const auto config = parseConfig(yaml.toUtf8(), QStringLiteral("cm.yaml"));
+        QVERIFY(!config.ok());
+        QCOMPARE(config.error().toString(), message);
+    } else {
+        const auto o = parse({flag});
+        QVERIFY(!o.ok());
+        QCOMPARE(o.error().toString(), message);
+    }
+}
+
+void tst_ServingOptions::helpDocumentsTheFlags()
+{
+    const QString help = helpText().simplified();
+    for (const char *text :
+        {"--leader-elect-release-on-cancel <bool>", "--leader-elect-mode <mode>",
+            "--tls-cert-file <file>", "--tls-private-key-file <file>", "(default run-or-die)"})
+        QVERIFY2(help.contains(QLatin1String(text)), text);
+    QVERIFY(help.contains(QLatin1String("kube-controller-manager never releases. (default true)")));
+}
+
+void tst_ServingOptions::leadershipFromTheConfiguration()
+{
+    ControllerManagerConfig config;
+    config.leaderElection.leaseDuration = 7s;
+    config.leaderElection.renewDeadline = 5s;
+    config.leaderElection.retryPeriod = 1s;
+    config.leaderElection.resourceName = QStringLiteral("my-qcm");
+    config.leaderElection.mode = LeaderElectionMode::Rejoin;
+    config.leaderElection.releaseOnCancel = false;
+    client::RestConfig rest;
+    rest.server = QUrl(QStringLiteral("http://127.0.0.1:1"));
+    const auto leadership = Leadership::create(config, rest, nullptr);
+    QVERIFY2(leadership.ok(), leadership.ok() ? "" : qPrintable(leadership.error().toString()));
+    const leaderelection::LeaderElectionConfig &le = (*leadership)->elector()->config();
+    QCOMPARE(le.leaseDuration, Duration(7s));
+    QCOMPARE(le.renewDeadline, Duration(5s));
+    QCOMPARE(le.retryPeriod, Duration(1s));
+    QCOMPARE(le.releaseOnCancel, false);
+    QCOMPARE(le.mode, leaderelection::LeaderElectionConfig::Mode::Rejoin);
+    QCOMPARE(le.name, QStringLiteral("my-qcm"));
+    QVERIFY(le.watchLock);
+    // kube-controller-manager's identity: <hostname>_<uuid>.
+    QVERIFY2((*leadership)->identity().contains(QLatin1Char('_')),
+        qPrintable((*leadership)->identity()));
+    QVERIFY(!(*leadership)->elector()->isRunning());
+    QCOMPARE((*leadership)->check(), std::nullopt); // a candidate is healthy
+}
+
+void tst_ServingOptions::leadershipErrorsNameTheField_data()
+{
+    QTest::addColumn<QString>("lock");
+    QTest::addColumn<int>("lease");
+    QTest::addColumn<int>("renew");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("lock type")
+        << "lease" << 15 << 10
+        << "leaderElection.resourceLock (--leader-elect-resource-lock): invalid lock type "
+           "\"lease\"; valid types are leases, configmaps, endpoints, endpointsleases, "
+           "configmapsleases";
+    QTest::newRow("renew >= lease")
+        << "leases" << 10 << 10
+        << "leaderElection.leaseDuration (--leader-elect-lease-duration): leaseDuration must be "
+           "greater than renewDeadline";
+}
+
+void tst_ServingOptions::leadershipErrorsNameTheField()
+{
+    QFETCH(QString, lock);
+    QFETCH(int, lease);
+    QFETCH(int, renew);
+    QFETCH(QString, message);
+    ControllerManagerConfig config;
+    config.leaderElection.resourceLock = lock;
+    config.leaderElection.leaseDuration = seconds(lease);
+    config.leaderElection.renewDeadline = seconds(renew);
+    const auto leadership = Leadership::create(config, client::RestConfig(), nullptr);
+    QVERIFY(!leadership.ok());
+    QCOMPARE(leadership.error().toString(), message);
+}
+
+QTEST_GUILESS_MAIN(tst_ServingOptions)
+#include "tst_servingoptions.moc"
