@@ -1,0 +1,169 @@
+"""Shared by the host's serving e2e test and the host measurement (tests/bench/measure_host.py):
+the real qcm binary as a process, with its own config, port and log, and what it serves.
+
+Times are time.monotonic() seconds unless said otherwise.
+"""
+import json
+import os
+import pathlib
+import re
+import signal
+import socket
+import subprocess
+import threading
+import time
+import urllib.error
+import urllib.request
+
+
+def free_port():
+    """A loopback port nothing listens on (the kernel's choice, closed again)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def parse_metrics(text):
+    """The samples of a Prometheus text exposition: {(name, ((label, value), ...)): value}."""
+    samples = {}
+    sample = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$')
+    label = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"')
+    for line in text.splitlines():
+        if not line or line.startswith("#"):
+            continue
+        m = sample.match(line)
+        if not m:
+            raise ValueError(f"not a sample line: {line!r}")
+        labels = tuple(sorted(label.findall(m.group(2) or "")))
+        samples[(m.group(1), labels)] = float(m.group(3))
+    return samples
+
+
+def metric(samples, metric_name, **labels):
+    """The value of one series, or None."""
+    return samples.get((metric_name, tuple(sorted(labels.items()))))
+
+
+class Qcm:
+    """One qcm process: `config` is controller-manager.yaml's text (a serving section with
+    bindAddress 127.0.0.1 and a free port is added), run from `workdir`."""
+
+    def __init__(self, binary, workdir, name, config, args=(), env=None):
+        self.name = name
+        self.workdir = pathlib.Path(workdir)
+        self.port = free_port()
+        self.config_file = self.workdir / f"{name}.yaml"
+        self.config_file.write_text(
+            config + f"serving:\n  bindAddress: 127.0.0.1\n  securePort: {self.port}\n")
+        self.log_lines = []  # (monotonic time, line)
+        self._lock = threading.Lock()
+        self.started_at = time.monotonic()
+        self.process = subprocess.Popen(
+            [binary, "--config", str(self.config_file), *args], cwd=self.workdir,
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+            env={**os.environ, **(env or {})})
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self):
+        for line in self.process.stderr:
+            with self._lock:
+                self.log_lines.append((time.monotonic(), line.rstrip("\n")))
+
+    def log(self):
+        with self._lock:
+            return "\n".join(line for _, line in self.log_lines)
+
+    def logged_at(self, text):
+        """When a line containing `text` was read, or None."""
+        with self._lock:
+            for t, line in self.log_lines:
+                if text in line:
+                    return t
+        return None
+
+    def url(self, path):
+        return f"http://127.0.0.1:{self.port}{path}"
+
+    def get(self, path, timeout=5):
+        """(status, body); status 0 when nothing answered."""
+        try:
+            with urllib.request.urlopen(self.url(path), timeout=timeout) as r:
+                return r.status, r.read().decode()
+        except urllib.error.HTTPError as e:
+            return e.code, e.read().decode()
+        except (urllib.error.URLError, ConnectionError, socket.timeout, TimeoutError):
+            return 0, ""
+
+    def metrics(self):
+        status, body = self.get("/metrics")
+        if status != 200:
+            raise AssertionError(f"{self.name}: /metrics answered {status}")
+        return parse_metrics(body)
+
+    def plugin_state(self, plugin):
+        """The state qcm_plugin_state says the plugin is in, or None."""
+        for (name, labels), value in self.metrics().items():
+            d = dict(labels)
+            if name == "qcm_plugin_state" and d.get("plugin") == plugin and value == 1:
+                return d["state"]
+        return None
+
+    def rss_bytes(self):
+        """Resident set size from /proc (not from qcm's own metrics)."""
+        for line in pathlib.Path(f"/proc/{self.process.pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+        raise AssertionError("no VmRSS")
+
+    def wait_for(self, what, predicate, timeout, interval=0.02):
+        """Polls `predicate` until it is true; returns the monotonic time it first was."""
+        deadline = time.monotonic() + timeout
+        while True:
+            now = time.monotonic()
+            try:
+                if predicate():
+                    return now
+            except (AssertionError, ValueError, KeyError, OSError):
+                pass
+            if self.process.poll() is not None:
+                raise AssertionError(f"{self.name} exited with {self.process.returncode} while "
+                                     f"waiting for {what}:\n{self.log()}")
+            if now > deadline:
+                raise AssertionError(f"{self.name}: no {what} within {timeout}s:\n{self.log()}")
+            time.sleep(interval)
+
+    def signal(self, sig=signal.SIGTERM):
+        self.process.send_signal(sig)
+
+    def wait(self, timeout=30):
+        code = self.process.wait(timeout=timeout)
+        self._reader.join(timeout=5)
+        return code
+
+    def stop(self):
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+
+
+def config(cluster_dir, kubeconfig="admin.kubeconfig", controllers=("*",), leader_elect=True,
+           lock_namespace="kube-system", lock_name="qcm", release_on_cancel=True,
+           mode="run-or-die", plugin_dirs=("plugins",), controller_config=""):
+    """controller-manager.yaml's text, without the serving section (Qcm adds it)."""
+    quoted = ", ".join(json.dumps(c) for c in controllers)
+    dirs = ", ".join(json.dumps(d) for d in plugin_dirs)
+    text = ("apiVersion: qcm.io/v1alpha1\n"
+            "kind: ControllerManagerConfiguration\n"
+            f"kubeconfig: {cluster_dir}/{kubeconfig}\n"
+            f"pluginDirs: [{dirs}]\n"
+            f"controllers: [{quoted}]\n"
+            "leaderElection:\n"
+            f"  leaderElect: {'true' if leader_elect else 'false'}\n"
+            f"  resourceNamespace: {lock_namespace}\n"
+            f"  resourceName: {lock_name}\n"
+            f"  releaseOnCancel: {'true' if release_on_cancel else 'false'}\n"
+            f"  mode: {mode}\n")
+    if controller_config:
+        text += "controllerConfig:\n" + controller_config
+    return text
