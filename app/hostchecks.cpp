@@ -17,12 +17,15 @@ Failure failedPlugin(const PluginSpec &plugin)
     return std::nullopt;
 }
 
-Failure notReady(const PluginSpec &plugin, const ControllerManager &manager)
+Failure notReady(
+    const PluginSpec &plugin, const ControllerManager &manager, const Leadership *leadership)
 {
     if (Failure failed = failedPlugin(plugin))
         return failed;
     const PluginState state = plugin.state();
     if (manager.requiresLeader(plugin) && !manager.isLeading()) {
+        if (leadership && !leadership->hasObservedLeader())
+            return QStringLiteral("waiting for the first look at the lease");
         if (state == PluginState::Loaded || state == PluginState::Stopped)
             return std::nullopt; // on standby
         return QStringLiteral("not on standby yet (%1)").arg(stateName(state));
@@ -91,9 +94,11 @@ QList<HealthCheck> HostChecks::readyz() const
 {
     const PluginHost *plugins = &m_plugins;
     const ControllerManager *manager = &m_manager;
+    const Leadership *leadership = m_leadership;
     return QList<HealthCheck> {pingCheck(),
                {QStringLiteral("informer-sync"), [plugins] { return unsyncedCaches(*plugins); }}}
-    + perController(m_plugins, [manager](const PluginSpec &p) { return notReady(p, *manager); });
+    + perController(m_plugins,
+        [manager, leadership](const PluginSpec &p) { return notReady(p, *manager, leadership); });
 }
 
 } // namespace qcm::host

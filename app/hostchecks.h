@@ -10,8 +10,10 @@
 //                    (its error is the reason). Under /readyz it passes when the controller
 //                    runs and its caches have synced, or, for a controller that needs leader
 //                    election on a replica that is not leading, when it waits on standby
-//                    (loaded, or stopped after a lost term); it fails before the controller
-//                    has started, while its caches sync, once it has stopped, and when failed.
+//                    (loaded, or stopped after a lost term) once the elector has seen the
+//                    lease's holder; it fails before the controller has started, before that
+//                    first look at the lease, while its caches sync, once it has stopped, and
+//                    when failed.
 //   informer-sync    every running controller's informers and handlers have synced.
 //
 // Thread safety: the checks read the plugins' states: run them on the host's main thread.

@@ -63,6 +63,9 @@ Result<std::unique_ptr<Leadership>> Leadership::create(const ControllerManagerCo
     if (!elector)
         return configError(elector.error());
     leadership->m_elector = std::move(*elector);
+    Leadership *self = leadership.get(); // owns the elector: outlives the connection
+    QObject::connect(self->m_elector.get(), &LeaderElector::newLeader, self->m_elector.get(),
+        [self] { self->m_observedLeader = true; });
     return leadership;
 }
 

@@ -47,6 +47,10 @@ public:
     QString identity() const { return m_elector->identity(); }
     // The /healthz/leaderElection check: nothing when healthy.
     std::optional<QString> check() const;
+    // Whether the elector has seen the lock's holder at least once (newLeader(), itself
+    // included): until then this replica does not know whether it will lead, so its
+    // controllers are not yet on standby (/readyz).
+    bool hasObservedLeader() const { return m_observedLeader; }
 
 private:
     Leadership() = default;
@@ -54,6 +58,7 @@ private:
     // Declared first, destroyed last: the elector's lock uses it.
     std::unique_ptr<client::RestClient> m_client;
     std::unique_ptr<leaderelection::LeaderElector> m_elector;
+    bool m_observedLeader = false;
 };
 
 } // namespace qcm::host

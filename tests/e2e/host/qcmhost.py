@@ -45,16 +45,20 @@ def metric(samples, metric_name, **labels):
 
 
 class Qcm:
-    """One qcm process: `config` is controller-manager.yaml's text (a serving section with
-    bindAddress 127.0.0.1 and a free port is added), run from `workdir`."""
+    """One qcm process: `config` is controller-manager.yaml's text, run from `workdir`. It
+    serves on 127.0.0.1 and a free port: a serving section is added, or, if the text has one,
+    --bind-address and --secure-port override it."""
 
     def __init__(self, binary, workdir, name, config, args=(), env=None):
         self.name = name
         self.workdir = pathlib.Path(workdir)
         self.port = free_port()
         self.config_file = self.workdir / f"{name}.yaml"
-        self.config_file.write_text(
-            config + f"serving:\n  bindAddress: 127.0.0.1\n  securePort: {self.port}\n")
+        if re.search(r"^serving:", config, re.MULTILINE):
+            args = (*args, "--bind-address=127.0.0.1", f"--secure-port={self.port}")
+        else:
+            config += f"serving:\n  bindAddress: 127.0.0.1\n  securePort: {self.port}\n"
+        self.config_file.write_text(config)
         self.log_lines = []  # (monotonic time, line)
         self._lock = threading.Lock()
         self.started_at = time.monotonic()

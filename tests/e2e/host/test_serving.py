@@ -131,9 +131,12 @@ def two_replicas(env):
     common = dict(controllers=("*", OPTIONAL), lock_namespace=ns, lock_name=lock)
     a = env.qcm("a", qcmhost.config(cluster_dir, controller_config=configmaps_settings(ns, "a"),
                                     **common))
-    a.wait_for("leadership", lambda: a.plugin_state(CONFIGMAPS) == "running"
-               and leader_status(a, lock) == 1, 30)
-    a.wait_for("/readyz 200", lambda: a.get("/readyz")[0] == 200, 30)
+    # The first replica leads. It is not ready before it has seen the lease (it cannot know
+    # yet whether it will lead), nor while its controller's caches sync: when /readyz first
+    # answers 200, the controller runs.
+    a.wait_for("/readyz 200", lambda: a.get("/readyz")[0] == 200, 30, interval=0.005)
+    check(a.plugin_state(CONFIGMAPS) == "running" and leader_status(a, lock) == 1,
+          f"a was ready before leading: {CONFIGMAPS} is {a.plugin_state(CONFIGMAPS)}")
     identity_a = lease_holder(env, ns, lock)
 
     # The second replica uses the token kubeconfig, for the /configz check below.
