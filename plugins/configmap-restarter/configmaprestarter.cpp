@@ -17,18 +17,12 @@ namespace {
 // Adds ConfigMapIndex to the Deployments' shared informer, unless an earlier incarnation of this
 // controller did (the host may create it again after a reload; the host never unloads a
 // plugin's code, so that index function is this one).
-//
-// SharedIndexInformer has no addIndexers() yet (client-go's SharedIndexInformer.AddIndexers);
-// it hands out its Indexer as const. The Indexer is an ordinary member of the informer, and
-// addIndexers() is safe from any thread, while the informer runs too (it indexes what the
-// store holds), so adding through it is sound.
-void addConfigMapIndex(const cache::SharedIndexInformer *informer)
+void addConfigMapIndex(cache::SharedIndexInformer *informer)
 {
-    auto &indexer = const_cast<cache::Indexer &>(informer->indexer());
-    if (indexer.indexers().contains(ConfigMapRestarter::ConfigMapIndex))
+    if (informer->indexer().indexers().contains(ConfigMapRestarter::ConfigMapIndex))
         return;
     if (const std::optional<Error> error
-        = indexer.addIndexers({{ConfigMapRestarter::ConfigMapIndex, configMapIndexKeys}}))
+        = informer->addIndexers({{ConfigMapRestarter::ConfigMapIndex, configMapIndexKeys}}))
         throw std::runtime_error(error->toString().toStdString());
 }
 } // namespace

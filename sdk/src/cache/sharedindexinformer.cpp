@@ -231,6 +231,11 @@ void SharedIndexInformer::processLoop()
     }
 }
 
+std::optional<Error> SharedIndexInformer::addIndexers(const Indexers &indexers)
+{
+    return m_indexer.addIndexers(indexers);
+}
+
 void SharedIndexInformer::start()
 {
     std::lock_guard lock(m_mutex);

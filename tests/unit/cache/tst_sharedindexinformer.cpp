@@ -60,6 +60,7 @@ private slots:
     void transformAndErrorHandlerRefusedAfterStart();
     void waitForCacheSyncWithSignals();
     void relistDeletesWithTombstones();
+    void addIndexersAfterStart();
 };
 
 void tst_SharedIndexInformer::initialListThenEvents()
@@ -266,6 +267,29 @@ void tst_SharedIndexInformer::relistDeletesWithTombstones()
     QTRY_COMPARE(r.seen.size(), 3);
     QCOMPARE(r.seen.last(), QStringLiteral("delete ns/b tombstone"));
     QVERIFY(!informer.indexer().getByKey(QStringLiteral("ns/b")).has_value());
+}
+
+// client-go's AddIndexers: an index added after sync covers what the cache holds and what
+// comes later; a name already in use is an error.
+void tst_SharedIndexInformer::addIndexersAfterStart()
+{
+    qcm::FakeClock clock;
+    FakeListerWatcher lw;
+    lw.lists.push_back(
+        listOf({cm(QStringLiteral("a"), QStringLiteral("5"))}, QStringLiteral("10")));
+    auto w = lw.scriptWatch();
+    SharedIndexInformer informer(&lw, informerOptions(&clock));
+    informer.start();
+    QVERIFY(waitForCacheSync({&informer}, std::chrono::seconds(10)));
+    const auto byFirstLetter = [](const Object &o) { return QStringList {o.name().left(1)}; };
+    QVERIFY(!informer.addIndexers({{QStringLiteral("letter"), byFirstLetter}}));
+    QVERIFY(informer.addIndexers({{QStringLiteral("letter"), byFirstLetter}}).has_value());
+    QCOMPARE(
+        informer.indexer().indexKeys(QStringLiteral("letter"), QStringLiteral("a"))->size(), 1);
+    w->push(watchEvent(WatchEvent::Type::Added, cm(QStringLiteral("ab"), QStringLiteral("11"))));
+    QTRY_COMPARE(
+        informer.indexer().indexKeys(QStringLiteral("letter"), QStringLiteral("a"))->size(), 2);
+    informer.stop();
 }
 
 QTEST_GUILESS_MAIN(tst_SharedIndexInformer)

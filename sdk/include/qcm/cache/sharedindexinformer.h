@@ -59,6 +59,9 @@ public:
     std::optional<Error> setTransform(
         std::function<Result<client::Object>(client::Object)> transform);
     std::optional<Error> setWatchErrorHandler(std::function<void(const client::Status &)> handler);
+    // client-go's AddIndexers: adds indexes to the cache, before or after start (what the
+    // cache holds is indexed at once). A name already in use is an error.
+    std::optional<Error> addIndexers(const Indexers &indexers);
 
     void start();
     void stop();
