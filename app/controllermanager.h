@@ -62,6 +62,8 @@ public:
 
     // The context a plugin's controller is created with.
     ControllerContext contextFor(const PluginSpec &plugin) const;
+    // A reload's new configuration (reloader.h): controllers created from now on get it.
+    void setConfig(const ControllerManagerConfig &config) { m_config = config; }
 
     const ControllerManagerConfig &config() const { return m_config; }
     // Leader election is on and the plugin's metadata needs it.
@@ -76,7 +78,7 @@ private:
     // Stops the plugins' controllers at once, all within controllerShutdownTimeout.
     bool stopWithin(const QList<PluginSpec *> &plugins);
 
-    const ControllerManagerConfig m_config;
+    ControllerManagerConfig m_config;
     PluginHost &m_plugins;
     const Services m_services;
     bool m_started = false;

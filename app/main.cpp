@@ -17,6 +17,7 @@
 #include "pluginhost.h"
 #include "pluginstatemetrics.h"
 #include "processmetrics.h"
+#include "reloader.h"
 #include "server.h"
 #include "signalwatcher.h"
 
@@ -42,7 +43,7 @@ int failWith(const Error &error)
 }
 
 // Runs the enabled controllers until a shutdown signal.
-int run(const ControllerManagerConfig &config, PluginHost &plugins)
+int run(const ControllerManagerConfig &config, const Options &flags, PluginHost &plugins)
 {
     const Result<client::RestConfig> restConfig = buildClientConfig(config);
     if (!restConfig)
@@ -58,6 +59,7 @@ int run(const ControllerManagerConfig &config, PluginHost &plugins)
     // Handlers choose their own resync period (ControllerContext::resyncPeriod()).
     cache::SharedInformerFactory informers(&restClient, Duration::zero());
     ControllerManager manager(config, plugins, {&restClient, &informers, &registry, nullptr});
+    Reloader reloader(flags, plugins, manager); // SIGHUP and file changes (docs/host.md)
 
     std::unique_ptr<Leadership> leadership;
     if (config.leaderElection.leaderElect) {
@@ -92,6 +94,7 @@ int run(const ControllerManagerConfig &config, PluginHost &plugins)
     }
 
     QObject::connect(&signalWatcher, &SignalWatcher::shutdownRequested, &manager, [&] {
+        reloader.shutdown(); // first: it may be stopping a controller
         manager.stopAll(); // unloading waits until the event loop has ended
         // With releaseOnCancel, the lease is released now that the controllers have stopped.
         if (leadership && leadership->elector()->isRunning()) {
@@ -103,6 +106,9 @@ int run(const ControllerManagerConfig &config, PluginHost &plugins)
         }
     });
     manager.start();
+    QObject::connect(&signalWatcher, &SignalWatcher::reloadRequested, &reloader,
+        [&reloader] { reloader.reload(QStringLiteral("SIGHUP")); });
+    reloader.watch();
     if (leadership) {
         leaderelection::LeaderElector *elector = leadership->elector();
         QObject::connect(elector, &leaderelection::LeaderElector::startedLeading, &manager,
@@ -123,6 +129,7 @@ int run(const ControllerManagerConfig &config, PluginHost &plugins)
         elector->run();
     }
     const int status = QCoreApplication::exec();
+    reloader.shutdown();
     manager.shutdown();
     for (const auto &plugin : plugins.plugins()) {
         if (plugin->error().kind == PluginError::Kind::StopTimedOut) {
@@ -193,5 +200,5 @@ int main(int argc, char *argv[])
         std::fputs(qPrintable(plugins.listing()), stdout);
         return 0;
     }
-    return run(config, plugins);
+    return run(config, *options, plugins);
 }
