@@ -17,7 +17,13 @@ Result<client::RestConfig> buildClientConfig(const ControllerManagerConfig &conf
 {
     client::RestConfig rest;
     if (config.kubeconfig.isEmpty() && config.master.isEmpty()) {
-        Result<client::RestConfig> inCluster = client::inClusterConfig();
+        client::InClusterOptions options;
+        // qcm's own variable, not client-go's: where the token, CA and namespace are read
+        // from, for a token projected elsewhere and for the e2e test of the in-cluster path.
+        const QString dir = qEnvironmentVariable("QCM_SERVICE_ACCOUNT_DIR");
+        if (!dir.isEmpty())
+            options.serviceAccountDir = dir;
+        Result<client::RestConfig> inCluster = client::inClusterConfig(options);
         if (!inCluster)
             return Error {{}, QStringLiteral("--kubeconfig"),
                 QStringLiteral("neither --kubeconfig nor --master was given, and the in-cluster "

@@ -19,6 +19,7 @@ private slots:
     void rateLimits_data();
     void rateLimits();
     void errors();
+    void serviceAccountDirFromTheEnvironment();
 };
 
 namespace {
@@ -141,6 +142,46 @@ void tst_ClientConfig::errors()
                  QLatin1String("--kubeconfig: neither --kubeconfig nor --master was given, and the "
                                "in-cluster configuration is not available: ")),
         qPrintable(rest.error().toString()));
+}
+
+// QCM_SERVICE_ACCOUNT_DIR moves where the in-cluster configuration reads the token, CA and
+// namespace (tests/e2e/kubernetes runs the binary on a real token this way).
+void tst_ClientConfig::serviceAccountDirFromTheEnvironment()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    qputenv("KUBERNETES_SERVICE_HOST", "10.0.0.1");
+    qputenv("KUBERNETES_SERVICE_PORT", "443");
+    qputenv("QCM_SERVICE_ACCOUNT_DIR", dir.path().toUtf8());
+    const ControllerManagerConfig config;
+    auto noToken = buildClientConfig(config);
+
+    QFile token(dir.filePath(QStringLiteral("token")));
+    QVERIFY(token.open(QIODevice::WriteOnly));
+    token.write("t0ken\n");
+    token.close();
+    auto noCa = buildClientConfig(config);
+
+    qunsetenv("QCM_SERVICE_ACCOUNT_DIR");
+    auto defaultDir = buildClientConfig(config);
+    qunsetenv("KUBERNETES_SERVICE_HOST");
+    qunsetenv("KUBERNETES_SERVICE_PORT");
+
+    QVERIFY(!noToken.ok());
+    QVERIFY2(noToken.error().toString().contains(
+                 dir.filePath(QStringLiteral("token")) + QStringLiteral(": cannot read")),
+        qPrintable(noToken.error().toString()));
+    QVERIFY(!noCa.ok());
+    QVERIFY2(noCa.error().toString().contains(
+                 dir.filePath(QStringLiteral("ca.crt")) + QStringLiteral(": cannot read")),
+        qPrintable(noCa.error().toString()));
+    // Unset, the kubelet's directory, which a test machine outside a Pod does not have.
+    if (!QFile::exists(QStringLiteral("/var/run/secrets/kubernetes.io/serviceaccount/token"))) {
+        QVERIFY(!defaultDir.ok());
+        QVERIFY2(defaultDir.error().toString().contains(
+                     QLatin1String("/var/run/secrets/kubernetes.io/serviceaccount/token")),
+            qPrintable(defaultDir.error().toString()));
+    }
 }
 
 QTEST_APPLESS_MAIN(tst_ClientConfig)
