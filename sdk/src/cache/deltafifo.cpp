@@ -72,7 +72,7 @@ std::optional<Error> DeltaFifo::queueActionLocked(
         m_queue.push_back(*key);
         m_options.metrics.setQueuedItems(m_queue.size());
     }
-    m_changed.notify_all();
+    m_changed.notifyAll();
     return std::nullopt;
 }
 
@@ -226,7 +226,7 @@ void DeltaFifo::close()
 {
     std::lock_guard lock(m_mutex);
     m_closed = true;
-    m_changed.notify_all();
+    m_changed.notifyAll();
 }
 
 bool DeltaFifo::isClosed() const

@@ -8,7 +8,7 @@ KeyListerGetter::~KeyListerGetter() = default;
 
 Result<QString> metaNamespaceKey(const client::Object &object)
 {
-    if (object.name().isEmpty())
+    if (!object.hasName())
         return Error {{}, QStringLiteral("metadata.name"),
             QStringLiteral("an object without a name has no key")};
     return object.key();

@@ -47,7 +47,7 @@ std::optional<Error> RealFifo::addToItemsLocked(
         delta.object = *transformed;
     }
     m_items.push_back(std::move(delta));
-    m_changed.notify_all();
+    m_changed.notifyAll();
     recordQueuedLocked();
     return std::nullopt;
 }
@@ -194,7 +194,7 @@ void RealFifo::close()
 {
     std::lock_guard lock(m_mutex);
     m_closed = true;
-    m_changed.notify_all();
+    m_changed.notifyAll();
 }
 
 bool RealFifo::isClosed() const

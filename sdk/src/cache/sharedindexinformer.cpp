@@ -58,20 +58,84 @@ std::optional<Error> SharedIndexInformer::setWatchErrorHandler(
     return std::nullopt;
 }
 
-template<typename F>
-void SharedIndexInformer::post(
-    const std::shared_ptr<HandlerRegistration> &registration, F &&deliver)
+bool HandlerRegistration::enqueue(Notification notification)
 {
-    // A queued invocation on the registration, which lives in its receiver's thread: Qt's
-    // event queue is the handler's unbounded, ordered buffer.
+    std::lock_guard lock(m_pendingMutex);
+    m_pending.push_back(std::move(notification));
+    if (m_deliveryScheduled)
+        return false;
+    m_deliveryScheduled = true;
+    return true;
+}
+
+bool HandlerRegistration::deliverPending()
+{
+    std::deque<Notification> batch;
+    {
+        std::lock_guard lock(m_pendingMutex);
+        batch.swap(m_pending);
+    }
+    for (const Notification &notification : batch) {
+        if (isRemoved())
+            break;
+        deliver(notification);
+    }
+    std::lock_guard lock(m_pendingMutex);
+    if (isRemoved())
+        m_pending.clear();
+    if (!m_pending.empty())
+        return true; // stays scheduled: the caller posts the next delivery
+    m_deliveryScheduled = false;
+    return false;
+}
+
+void HandlerRegistration::deliver(const Notification &n)
+{
+    switch (n.kind) {
+    case Notification::Kind::Add:
+        if (m_handler.onAdd)
+            m_handler.onAdd(n.object, n.flag);
+        emit added(n.object, n.flag);
+        if (n.flag)
+            --m_pendingInitial;
+        return;
+    case Notification::Kind::Update:
+        if (m_handler.onUpdate)
+            m_handler.onUpdate(n.oldObject, n.object);
+        emit updated(n.oldObject, n.object);
+        return;
+    case Notification::Kind::Delete:
+        if (m_handler.onDelete)
+            m_handler.onDelete(n.object, n.flag);
+        emit deleted(n.object, n.flag);
+        return;
+    }
+}
+
+namespace {
+
+// One queued invocation on the registration, which lives in its receiver's thread; it delivers
+// everything buffered by then, and schedules itself again if more came in meanwhile (so that
+// the receiver's event loop gets to run between batches).
+void scheduleDelivery(const std::shared_ptr<HandlerRegistration> &registration,
+    bool (*deliverPending)(HandlerRegistration &))
+{
     QMetaObject::invokeMethod(
         registration.get(),
-        [weak = std::weak_ptr<HandlerRegistration>(registration),
-            deliver = std::forward<F>(deliver)] {
-            if (auto r = weak.lock(); r && !r->isRemoved())
-                deliver(*r);
+        [weak = std::weak_ptr<HandlerRegistration>(registration), deliverPending] {
+            if (auto r = weak.lock(); r && deliverPending(*r))
+                scheduleDelivery(r, deliverPending);
         },
         Qt::QueuedConnection);
+}
+
+} // namespace
+
+void SharedIndexInformer::post(const std::shared_ptr<HandlerRegistration> &registration,
+    HandlerRegistration::Notification notification)
+{
+    if (registration->enqueue(std::move(notification)))
+        scheduleDelivery(registration, [](HandlerRegistration &r) { return r.deliverPending(); });
 }
 
 std::shared_ptr<HandlerRegistration> SharedIndexInformer::addEventHandler(
@@ -102,12 +166,7 @@ std::shared_ptr<HandlerRegistration> SharedIndexInformer::addEventHandler(
         // Replay the cache, under the lock that keeps deltas from being distributed meanwhile.
         for (const Object &object : m_indexer.list()) {
             ++registration->m_pendingInitial;
-            post(registration, [object](HandlerRegistration &r) {
-                if (r.m_handler.onAdd)
-                    r.m_handler.onAdd(object, true);
-                emit r.added(object, true);
-                --r.m_pendingInitial;
-            });
+            post(registration, {HandlerRegistration::Notification::Kind::Add, object, {}, true});
         }
     }
     return registration;
@@ -129,13 +188,8 @@ void SharedIndexInformer::distributeAdd(const Object &object, bool isInInitialLi
     for (const auto &registration : m_handlers) {
         if (isInInitialList)
             ++registration->m_pendingInitial;
-        post(registration, [object, isInInitialList](HandlerRegistration &r) {
-            if (r.m_handler.onAdd)
-                r.m_handler.onAdd(object, isInInitialList);
-            emit r.added(object, isInInitialList);
-            if (isInInitialList)
-                --r.m_pendingInitial;
-        });
+        post(registration,
+            {HandlerRegistration::Notification::Kind::Add, object, {}, isInInitialList});
     }
 }
 
@@ -145,22 +199,16 @@ void SharedIndexInformer::distributeUpdate(
     for (const auto &registration : m_handlers) {
         if (isSync && !registration->m_syncing)
             continue; // a resync goes only to handlers whose period is due
-        post(registration, [oldObject, newObject](HandlerRegistration &r) {
-            if (r.m_handler.onUpdate)
-                r.m_handler.onUpdate(oldObject, newObject);
-            emit r.updated(oldObject, newObject);
-        });
+        post(registration,
+            {HandlerRegistration::Notification::Kind::Update, newObject, oldObject, false});
     }
 }
 
 void SharedIndexInformer::distributeDelete(const Object &object, bool finalStateUnknown)
 {
     for (const auto &registration : m_handlers) {
-        post(registration, [object, finalStateUnknown](HandlerRegistration &r) {
-            if (r.m_handler.onDelete)
-                r.m_handler.onDelete(object, finalStateUnknown);
-            emit r.deleted(object, finalStateUnknown);
-        });
+        post(registration,
+            {HandlerRegistration::Notification::Kind::Delete, object, {}, finalStateUnknown});
     }
 }
 

@@ -56,7 +56,56 @@ bool OwnerReference::operator==(const OwnerReference &o) const
         && controller == o.controller && blockOwnerDeletion == o.blockOwnerDeletion;
 }
 
-Object::Object(QJsonObject json) : m_json(std::move(json)) { }
+Object::Object(QJsonObject json) : m_json(std::move(json)), m_identity(identityOf(m_json)) { }
+
+// A copy of an instance whose JSON was lent out owns a JSON nobody else can reach, so it may
+// cache its identity again.
+Object::Object(const Object &other)
+    : m_json(other.m_json), m_identity(other.m_jsonLent ? identityOf(m_json) : other.m_identity)
+{ }
+
+Object &Object::operator=(const Object &other)
+{
+    if (this != &other) {
+        m_json = other.m_json;
+        m_identity = other.m_jsonLent ? identityOf(m_json) : other.m_identity;
+        m_jsonLent = false;
+    }
+    return *this;
+}
+
+QJsonObject &Object::json()
+{
+    m_jsonLent = true;
+    return m_json;
+}
+
+Object::Identity Object::identityOf(const QJsonObject &json)
+{
+    Identity out;
+    const auto meta = json.constFind(QLatin1StringView("metadata"));
+    if (meta == json.constEnd())
+        return out;
+    const QJsonObject metadata = meta->toObject();
+    const auto name = metadata.constFind(QLatin1StringView("name"));
+    const QString nameValue = name == metadata.constEnd() ? QString() : name->toString();
+    out.hasName = !nameValue.isEmpty();
+    const auto ns = metadata.constFind(QLatin1StringView("namespace"));
+    const QString nsValue = ns == metadata.constEnd() ? QString() : ns->toString();
+    if (nsValue.isEmpty()) {
+        out.key = nameValue;
+        return out;
+    }
+    out.key.reserve(nsValue.size() + 1 + nameValue.size());
+    out.key.append(nsValue).append(QLatin1Char('/')).append(nameValue);
+    return out;
+}
+
+void Object::refreshIdentity()
+{
+    if (!m_jsonLent)
+        m_identity = identityOf(m_json);
+}
 
 QJsonObject Object::metadata() const
 {
@@ -167,11 +216,13 @@ void Object::setKind(const QString &kind)
 void Object::setName(const QString &name)
 {
     setMetadataField(QStringLiteral("name"), name);
+    refreshIdentity();
 }
 
 void Object::setNamespaceName(const QString &ns)
 {
     setMetadataField(QStringLiteral("namespace"), ns.isEmpty() ? QJsonValue() : QJsonValue(ns));
+    refreshIdentity();
 }
 
 void Object::setResourceVersion(const QString &resourceVersion)
@@ -209,10 +260,12 @@ void Object::setFinalizers(const QStringList &finalizers)
 
 QString Object::key() const
 {
-    const QJsonObject meta = metadata();
-    const QString ns = meta.value(QStringLiteral("namespace")).toString();
-    const QString name = meta.value(QStringLiteral("name")).toString();
-    return ns.isEmpty() ? name : ns + QLatin1Char('/') + name;
+    return m_jsonLent ? identityOf(m_json).key : m_identity.key;
+}
+
+bool Object::hasName() const
+{
+    return m_jsonLent ? identityOf(m_json).hasName : m_identity.hasName;
 }
 
 } // namespace qcm::client

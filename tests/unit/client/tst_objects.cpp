@@ -15,6 +15,7 @@ class tst_Objects : public QObject
 private slots:
     void metadataAccessors();
     void settersDetach();
+    void identityFollowsTheJson();
     void statusFromBody();
     void statusPredicates_data();
     void statusPredicates();
@@ -26,7 +27,7 @@ void tst_Objects::metadataAccessors()
 {
     QFile f(QStringLiteral(QCM_SHARED_TESTDATA "/pod-nginx.json"));
     QVERIFY2(f.open(QIODevice::ReadOnly),
-             "missing ../shared/testdata/pod-nginx.json: shared/ must sit beside the repository");
+        "missing ../shared/testdata/pod-nginx.json: shared/ must sit beside the repository");
     const Object pod(QJsonDocument::fromJson(f.readAll()).object());
     QCOMPARE(pod.kind(), QStringLiteral("Pod"));
     QCOMPARE(pod.apiVersion(), QStringLiteral("v1"));
@@ -73,6 +74,58 @@ void tst_Objects::settersDetach()
     QCOMPARE(b.controllerRef()->uid, QStringLiteral("u"));
     b.setLabels({});
     QVERIFY(!b.json()[QStringLiteral("metadata")].toObject().contains(QStringLiteral("labels")));
+}
+
+// key() and hasName() are cached when the Object is built; every way of changing the name or
+// namespace must show in them.
+void tst_Objects::identityFollowsTheJson()
+{
+    const QJsonObject json {{QStringLiteral("metadata"),
+        QJsonObject {{QStringLiteral("name"), QStringLiteral("a")},
+            {QStringLiteral("namespace"), QStringLiteral("ns")}}}};
+    Object a(json);
+    QCOMPARE(a.key(), QStringLiteral("ns/a"));
+    QVERIFY(a.hasName());
+
+    a.setName(QStringLiteral("b"));
+    QCOMPARE(a.key(), QStringLiteral("ns/b"));
+    a.setNamespaceName(QString());
+    QCOMPARE(a.key(), QStringLiteral("b"));
+    a.setName(QString());
+    QVERIFY(!a.hasName());
+    QCOMPARE(a.key(), QString());
+
+    // Through the JSON itself, held across later calls.
+    Object c(json);
+    QJsonObject &raw = c.json();
+    QCOMPARE(c.key(), QStringLiteral("ns/a"));
+    raw.insert(QStringLiteral("metadata"),
+        QJsonObject {{QStringLiteral("name"), QStringLiteral("z")},
+            {QStringLiteral("namespace"), QStringLiteral("other")}});
+    QCOMPARE(c.key(), QStringLiteral("other/z"));
+    c.setName(QStringLiteral("y")); // a setter does not make the lent JSON stale
+    raw.insert(
+        QStringLiteral("metadata"), QJsonObject {{QStringLiteral("name"), QStringLiteral("w")}});
+    QCOMPARE(c.key(), QStringLiteral("w"));
+    QVERIFY(c.hasName());
+
+    // Copies and assignments carry the identity of the JSON they hold.
+    const Object copy = c;
+    raw.insert(
+        QStringLiteral("metadata"), QJsonObject {{QStringLiteral("name"), QStringLiteral("v")}});
+    QCOMPARE(copy.key(), QStringLiteral("w"));
+    QCOMPARE(c.key(), QStringLiteral("v"));
+    Object assigned;
+    QCOMPARE(assigned.key(), QString());
+    QVERIFY(!assigned.hasName());
+    assigned = c;
+    QCOMPARE(assigned.key(), QStringLiteral("v"));
+    Object moved(std::move(assigned));
+    QCOMPARE(moved.key(), QStringLiteral("v"));
+
+    // No metadata, or metadata that is not an object.
+    QCOMPARE(Object(QJsonObject {{QStringLiteral("metadata"), 3}}).key(), QString());
+    QVERIFY(!Object(QJsonObject {{QStringLiteral("kind"), QStringLiteral("X")}}).hasName());
 }
 
 void tst_Objects::statusFromBody()

@@ -24,8 +24,8 @@
 #include <qcm/cache/keylistergetter.h>
 #include <qcm/cache/keys.h>
 #include <qcm/cache/queue.h>
+#include <qcm/detail/mutex.h>
 
-#include <condition_variable>
 #include <deque>
 #include <mutex>
 
@@ -80,8 +80,8 @@ private:
     void checkSyncedLocked();
 
     Options m_options;
-    mutable std::mutex m_mutex;
-    std::condition_variable m_changed;
+    mutable detail::Mutex m_mutex;
+    detail::WaitQueue m_changed; // notified when an item is queued or the FIFO closes
     QHash<QString, Deltas> m_items; // guarded by m_mutex
     std::deque<QString> m_queue; // guarded by m_mutex; every key in it is in m_items
     bool m_populated = false; // guarded by m_mutex

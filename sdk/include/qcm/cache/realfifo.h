@@ -22,8 +22,8 @@
 #include <qcm/cache/keylistergetter.h>
 #include <qcm/cache/keys.h>
 #include <qcm/cache/queue.h>
+#include <qcm/detail/mutex.h>
 
-#include <condition_variable>
 #include <deque>
 #include <mutex>
 
@@ -71,8 +71,8 @@ private:
     void recordQueuedLocked();
 
     Options m_options;
-    mutable std::mutex m_mutex;
-    std::condition_variable m_changed;
+    mutable detail::Mutex m_mutex;
+    detail::WaitQueue m_changed; // notified when an item is queued or the FIFO closes
     std::deque<Delta> m_items; // guarded by m_mutex
     bool m_populated = false; // guarded by m_mutex
     int m_initialPopulationCount = 0; // guarded by m_mutex

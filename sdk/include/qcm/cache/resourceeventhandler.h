@@ -5,6 +5,11 @@
 // invocations, in order for that handler. Either give functions, or connect to the
 // registration's signals (emitted in the receiver's thread), or both.
 //
+// Each registration buffers its notifications (unbounded, like client-go's processorListener)
+// and has at most one queued invocation in its receiver's event queue; that invocation
+// delivers what is buffered when it runs. A burst (an initial list of 10k objects) thus costs
+// one event-loop wake-up, not 10k, and a slow handler never holds up the informer.
+//
 // Thread safety: a registration is used from its receiver's thread; hasSynced() and
 // isRemoved() from any thread.
 #pragma once
@@ -15,7 +20,9 @@
 #include <QtCore/QObject>
 
 #include <atomic>
+#include <deque>
 #include <functional>
+#include <mutex>
 
 namespace qcm::cache {
 
@@ -46,6 +53,21 @@ private:
     friend class SharedIndexInformer;
     HandlerRegistration() = default;
 
+    struct Notification
+    {
+        enum class Kind { Add, Update, Delete } kind;
+        client::Object object; // the new object for Update
+        client::Object oldObject; // Update only
+        bool flag = false; // Add: isInInitialList; Delete: finalStateUnknown
+    };
+    // From the informer's thread: buffers the notification; returns true if a delivery must be
+    // scheduled (none is pending).
+    bool enqueue(Notification notification);
+    // In the receiver's thread: delivers what is buffered; returns true if more arrived
+    // meanwhile and another delivery must be scheduled.
+    bool deliverPending();
+    void deliver(const Notification &notification);
+
     ResourceEventHandler m_handler;
     Duration m_resyncPeriod {0};
     TimePoint m_nextResync {};
@@ -53,6 +75,9 @@ private:
     std::atomic<int> m_pendingInitial {0};
     std::atomic<bool> m_removed {false};
     std::function<bool()> m_informerSynced;
+    std::mutex m_pendingMutex;
+    std::deque<Notification> m_pending; // guarded by m_pendingMutex
+    bool m_deliveryScheduled = false; // guarded by m_pendingMutex
 };
 
 } // namespace qcm::cache

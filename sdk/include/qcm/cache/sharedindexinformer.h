@@ -82,8 +82,8 @@ private:
         const client::Object &oldObject, const client::Object &newObject, bool isSync);
     void distributeDelete(const client::Object &object, bool finalStateUnknown);
     void recordStoreResourceVersion(const client::Object &object);
-    template<typename F>
-    void post(const std::shared_ptr<HandlerRegistration> &registration, F &&deliver);
+    void post(const std::shared_ptr<HandlerRegistration> &registration,
+        HandlerRegistration::Notification notification);
     bool shouldResync();
 
     ListerWatcher *const m_listerWatcher;

@@ -4,6 +4,13 @@
 // Copies are cheap (QJsonObject is implicitly shared) and never alias: a setter detaches.
 // Spec and status are reached as JSON through json().
 //
+// The identity (key() and hasName()) is computed once, when the Object is built from JSON, and
+// kept with it: the FIFOs and the store key every object several times, and reading it out of
+// the JSON each time was most of their cost. setName() and setNamespaceName() keep it current.
+// The non-const json() hands out the JSON itself, so from that call on this instance reads its
+// identity from the JSON again each time (a copy made later caches it afresh). A reference from
+// json() must not be used after the Object is assigned a new value.
+//
 // Thread safety: reentrant; copies may be used from different threads.
 #pragma once
 
@@ -40,7 +47,7 @@ public:
     explicit Object(QJsonObject json);
 
     const QJsonObject &json() const { return m_json; }
-    QJsonObject &json() { return m_json; }
+    QJsonObject &json(); // see the contract above: the identity is no longer cached
     bool isEmpty() const { return m_json.isEmpty(); }
 
     QString apiVersion() const;
@@ -71,12 +78,29 @@ public:
 
     // "namespace/name", or "name" for cluster-scoped objects (cache.MetaNamespaceKeyFunc).
     QString key() const;
+    // Whether metadata.name is set and not empty.
+    bool hasName() const;
+
+    Object(const Object &other);
+    Object(Object &&other) noexcept = default;
+    Object &operator=(const Object &other);
+    Object &operator=(Object &&other) noexcept = default;
+    ~Object() = default;
 
 private:
+    struct Identity
+    {
+        QString key;
+        bool hasName = false;
+    };
+    static Identity identityOf(const QJsonObject &json);
     QJsonObject metadata() const;
     void setMetadataField(const QString &field, const QJsonValue &value);
+    void refreshIdentity();
 
     QJsonObject m_json;
+    Identity m_identity; // valid unless m_jsonLent
+    bool m_jsonLent = false; // json() was handed out non-const: read the identity from m_json
 };
 
 } // namespace qcm::client
