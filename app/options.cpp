@@ -1,6 +1,7 @@
 #include "options.h"
 
 #include "duration.h"
+#include "installdirs.h"
 #include "scalars.h"
 
 #include <QtCore/QCommandLineParser>
@@ -45,7 +46,8 @@ QList<Flag> flags()
         {{QStringLiteral("plugin-dir")}, QStringLiteral("dirs"),
             QStringLiteral("Directories to load controller plugins (.so files) from, "
                            "comma-separated or repeated. Replaces pluginDirs of the "
-                           "configuration file.")},
+                           "configuration file.")
+                + dflt(defaultPluginDirDescription())},
         {{QStringLiteral("list-plugins")}, {},
             QStringLiteral("Print every plugin found (name, version, file, state, enabled, "
                            "error) and exit. Loads the enabled plugins' libraries to check "
@@ -262,6 +264,7 @@ void Options::applyTo(ControllerManagerConfig &config) const
         config.controllersOrigin = Origin {{}, QStringLiteral("--controllers"), {}};
     }
     set(config.pluginDirs, pluginDirs);
+    applyDefaultPluginDir(config); // neither the flag nor the file named one
     set(config.leaderElection.leaderElect, leaderElect);
     set(config.leaderElection.leaseDuration, leaseDuration);
     set(config.leaderElection.renewDeadline, renewDeadline);

@@ -45,7 +45,8 @@ struct Options
     std::optional<Duration> controllerShutdownTimeout;
     std::optional<Duration> minResyncPeriod;
 
-    // Overrides `config` with every flag that was given.
+    // Overrides `config` with every flag that was given. Then, if neither the flag nor the file
+    // named a plugin directory, gives `config` the installation's (installdirs.h).
     void applyTo(ControllerManagerConfig &config) const;
 };
 
