@@ -3,7 +3,10 @@
 #   1. scripts/setup.sh installs the Debian packages and Go modules it needs;
 #   2. a ThreadSanitizer build runs the unit tests (the work-queue stress test among them;
 #      the client's are left out, see below), then an AddressSanitizer+UBSan build runs all;
-#   3. the release build runs every test: unit, conformance against client-go, and a quick
+#   3. the release build runs every test: unit, conformance against client-go, e2e against a
+#      real kube-apiserver, packaging (the .debs built and installed, the out-of-tree plugin
+#      template built against them and run by the installed qcm; with CI=true as root the
+#      .debs are installed onto this machine with apt-get and removed again), and a quick
 #      pass of the benchmark runner. Its ctest summary is the last thing printed.
 # Build trees: build/ (release), build-tsan/, build-asan/. Set QCM_SKIP_SANITIZERS=1 to skip 2.
 set -euo pipefail
