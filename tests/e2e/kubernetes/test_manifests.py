@@ -7,7 +7,8 @@ qcm binary running in-cluster on them (issue 7, section 5).
               enforces and warns on Pod Security "restricted"; a Deployment without the
               capability drop does get the warning, so the check can fail); the Deployment
               and the ConfigMap agree (port, probes, Lease namespace and name, the Role's
-              resourceNames); the packaged controller-manager.yaml is accepted by the real qcm
+              resourceNames), and with the image of packaging/Containerfile (tag, entry point,
+              user, port); the packaged controller-manager.yaml is accepted by the real qcm
               (--list-plugins: the three sample plugins, enabled); the copy of the Foo CRD is
               the sample-controller's.
   in_cluster  the namespace, the CRD, the ServiceAccount, the RBAC and the ConfigMap applied
@@ -188,6 +189,21 @@ def dry_run(env):
     mount = next(m for m in container["volumeMounts"] if m["name"] == "config")
     check(container["args"] == [f"--config={mount['mountPath']}/controller-manager.yaml"],
           f"args {container['args']} do not name the mounted configuration")
+
+    # The Deployment runs the image packaging/Containerfile builds, as that image runs: its
+    # tag, its entry point, its user, its port.
+    containerfile = (pathlib.Path(env.args.source) / "packaging" / "Containerfile").read_text()
+    directives = dict(line.split(None, 1) for line in containerfile.splitlines()
+                      if line and not line.startswith("#") and line.split()[0].isupper())
+    check(f"-t {container['image']} " in containerfile,
+          f"the image {container['image']} is not the tag packaging/Containerfile builds")
+    check(json.loads(directives["ENTRYPOINT"]) == container["command"],
+          f"command {container['command']} is not the image's ENTRYPOINT")
+    uid, gid = directives["USER"].split(":")
+    check(pod["securityContext"]["runAsUser"] == int(uid)
+          and pod["securityContext"]["runAsGroup"] == int(gid),
+          f"runAsUser/runAsGroup are not the image's USER {directives['USER']}")
+    check(int(directives["EXPOSE"]) == ports["metrics"], "the metrics port is not the EXPOSEd one")
 
     # The ConfigMap's configuration agrees with the Deployment and the Role, and the real qcm
     # accepts it: strict parsing, the three samples found and enabled.
