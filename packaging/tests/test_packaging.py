@@ -122,10 +122,10 @@ def runpath(binary):
     return m.group(1) if m else None
 
 
-def listing(qcm, args=(), env=None):
+def listing(qcm, args=()):
     """qcm --list-plugins: {file name: (name, version, state, enabled, error)}, and the
     lines that are not plugins."""
-    out = run([qcm, "--list-plugins", *args], env=env, stdout_only=True)
+    out = run([qcm, "--list-plugins", *args], stdout_only=True)
     plugins, other = {}, []
     for line in out.splitlines()[1:]:
         m = re.match(r"^(\S+)\s+(\S+)\s+(\S+)\s+(yes|no)\s+(\S+\.so)\s*(.*)$", line)
@@ -205,19 +205,18 @@ class Tests:
         no_build_paths(prefix, [str(self.source), str(self.build)])
         log("no build or source path in the installed files")
 
-        env = None
-        out = run([qcm, "--version"], env=env)
+        out = run([qcm, "--version"])
         check(out.strip() == f"qcm {version} (plugin ABI {abi})", f"qcm --version: {out}")
-        ldd = run(["ldd", qcm], env=env)
+        ldd = run(["ldd", qcm])
         m = re.search(rf"libqcm-sdk\.so\.{abi} => (\S+)", ldd)
         check(m and pathlib.Path(m.group(1)).resolve() == (libdir / f"libqcm-sdk.so.{abi}")
               .resolve(), f"the installed qcm loads the installed libqcm-sdk:\n{ldd}")
-        out, plugins, other = listing(qcm, env=env)
+        out, plugins, other = listing(qcm)
         check(sorted(p[0] for p in plugins.values()) == sorted(SAMPLES) and not other,
               f"with no --plugin-dir, qcm lists the samples of {plugin_dir}:\n{out}")
         for line in out.splitlines()[1:]:
             check(str(plugin_dir) in line, f"a plugin outside {plugin_dir}: {line}")
-        out = " ".join(run([qcm, "--help"], env=env).split())
+        out = " ".join(run([qcm, "--help"]).split())
         check("(default <qcm's directory>/../lib/qcm/plugins)" in out, "--help names the default")
 
         self.check_package_config(prefix, cmake_dir)
@@ -252,13 +251,11 @@ class Tests:
             "QcmSdk_PLUGIN_DIR QcmSdk_PLUGIN_INSTALL_DIR)\n"
             "  message(STATUS \"${v}=${${v}}\")\n"
             "endforeach()\n")
-        env = None
 
         def configure(request, expect_fail=False):
             return run([self.args.cmake, "-S", project, "-B", project / f"build-{request}",
                         f"-DREQUEST={request}", f"-DCMAKE_PREFIX_PATH={prefix}",
-                        "-DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF"], env=env,
-                       expect_fail=expect_fail)
+                        "-DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF"], expect_fail=expect_fail)
 
         out = configure("0.1")
         run([self.args.cmake, "--build", project / "build-0.1"])
