@@ -56,7 +56,29 @@ bool OwnerReference::operator==(const OwnerReference &o) const
         && controller == o.controller && blockOwnerDeletion == o.blockOwnerDeletion;
 }
 
-Object::Object(QJsonObject json) : m_json(std::move(json)), m_identity(identityOf(m_json)) { }
+// Qt 6.4's QJsonObject(QJsonObject &&) copies the pointer with a reference-count increment
+// and then releases the source's (two atomic operations); swap() moves the pointer alone. The
+// FIFOs move every Object several times, so the moves here swap.
+Object::Object(QJsonObject json)
+{
+    m_json.swap(json);
+    m_identity = identityOf(m_json);
+}
+
+Object::Object(Object &&other) noexcept
+    : m_identity(std::move(other.m_identity)), m_jsonLent(other.m_jsonLent)
+{
+    m_json.swap(other.m_json);
+}
+
+Object &Object::operator=(Object &&other) noexcept
+{
+    m_json.swap(other.m_json);
+    std::swap(m_identity.key, other.m_identity.key);
+    std::swap(m_identity.hasName, other.m_identity.hasName);
+    std::swap(m_jsonLent, other.m_jsonLent);
+    return *this;
+}
 
 // A copy of an instance whose JSON was lent out owns a JSON nobody else can reach, so it may
 // cache its identity again.

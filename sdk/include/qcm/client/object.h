@@ -82,9 +82,9 @@ public:
     bool hasName() const;
 
     Object(const Object &other);
-    Object(Object &&other) noexcept = default;
+    Object(Object &&other) noexcept;
     Object &operator=(const Object &other);
-    Object &operator=(Object &&other) noexcept = default;
+    Object &operator=(Object &&other) noexcept;
     ~Object() = default;
 
 private:
