@@ -278,16 +278,10 @@ QString leaderElectionModeName(LeaderElectionMode mode)
 
 Result<ControllerManagerConfig> parseConfig(const QByteArray &yaml, const QString &file)
 {
-    YAML::Node root;
-    try {
-        root = YAML::Load(yaml.toStdString());
-    } catch (const YAML::Exception &e) {
-        return Error {file, {},
-            QStringLiteral("malformed YAML at line %1, column %2: %3")
-                .arg(e.mark.line + 1)
-                .arg(e.mark.column + 1)
-                .arg(QString::fromStdString(e.msg))};
-    }
+    const Result<YAML::Node> document = loadYamlDocument(yaml, file);
+    if (!document)
+        return document.error();
+    const YAML::Node &root = *document;
     ControllerManagerConfig config;
     config.file = file;
     config.controllersOrigin.file = file;

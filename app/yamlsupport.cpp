@@ -7,14 +7,6 @@
 
 namespace qcm::host {
 
-QString yamlPosition(const YAML::Node &node)
-{
-    const YAML::Mark mark = node.Mark();
-    if (mark.line < 0)
-        return {};
-    return QStringLiteral(" (line %1, column %2)").arg(mark.line + 1).arg(mark.column + 1);
-}
-
 namespace {
 
 QVariant resolvePlainScalar(const QString &s)

@@ -1,4 +1,5 @@
 #include <qcm/client/kubeconfig.h>
+#include <qcm/detail/yaml.h>
 
 #include <QtCore/QDir>
 #include <QtCore/QFile>
@@ -6,8 +7,6 @@
 #include <QtCore/QSet>
 #include <QtNetwork/QSslCertificate>
 #include <QtNetwork/QSslKey>
-
-#include <yaml-cpp/yaml.h>
 
 #include <optional>
 
@@ -17,10 +16,7 @@ namespace {
 
 QString at(const YAML::Node &node)
 {
-    const YAML::Mark mark = node.Mark();
-    if (mark.line < 0)
-        return {};
-    return QStringLiteral(" (line %1, column %2)").arg(mark.line + 1).arg(mark.column + 1);
+    return detail::yamlPosition(node);
 }
 
 // Reads the fields of one kubeconfig document, remembering the first error.
@@ -148,16 +144,10 @@ Result<QByteArray> dataOrFile(
 
 Result<KubeConfig> KubeConfig::parse(const QByteArray &yaml, const QString &file)
 {
-    YAML::Node root;
-    try {
-        root = YAML::Load(yaml.toStdString());
-    } catch (const YAML::Exception &e) {
-        return Error {file, {},
-            QStringLiteral("malformed YAML at line %1, column %2: %3")
-                .arg(e.mark.line + 1)
-                .arg(e.mark.column + 1)
-                .arg(QString::fromStdString(e.msg))};
-    }
+    const Result<YAML::Node> document = detail::loadYamlDocument(yaml, file);
+    if (!document)
+        return document.error();
+    const YAML::Node &root = *document;
     KubeConfig config;
     config.files << file;
     if (!root || root.IsNull())
