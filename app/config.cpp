@@ -36,6 +36,8 @@ public:
     explicit Reader(QString file) : m_file(std::move(file)) { }
 
     std::optional<Error> error;
+    // Where each field read is: its value's position, by its dotted name.
+    QMap<QString, QString> positions;
 
     bool failed() const { return error.has_value(); }
 
@@ -84,7 +86,10 @@ public:
         const YAML::Node &map, const char *key, const QString &path, const QString &what)
     {
         const YAML::Node node = map[key];
-        if (!node || node.IsNull())
+        if (!node)
+            return std::nullopt;
+        positions.insert(join(path, QLatin1String(key)), yamlPosition(node));
+        if (node.IsNull())
             return std::nullopt;
         if (!node.IsScalar()) {
             fail(join(path, QLatin1String(key)), QStringLiteral("must be ") + what, node);
@@ -162,6 +167,7 @@ public:
         const YAML::Node node = map[key];
         if (!node)
             return;
+        positions.insert(join(path, QLatin1String(key)), yamlPosition(node));
         if (node.IsNull()) {
             out.clear();
             return;
@@ -344,6 +350,7 @@ Result<ControllerManagerConfig> parseConfig(const QByteArray &yaml, const QStrin
         readControllerConfig(r, cc, config);
     if (r.error)
         return *r.error;
+    config.positions = r.positions;
     return config;
 }
 

@@ -84,6 +84,10 @@ struct ControllerManagerConfig
     Duration controllerShutdownTimeout = 10s;
     Duration minResyncPeriod = 12h;
     QMap<QString, ControllerConfig> controllerConfig;
+    // Where the file sets each field: " (line L, column C)" of its value, by the field's dotted
+    // name ("kubeconfig", "leaderElection.leaseDuration"); a field the file leaves out has
+    // none. For messages about a field that is valid on its own (configdiff.h).
+    QMap<QString, QString> positions;
 };
 
 // Parses one document. `file` names it in errors; relative paths in it (kubeconfig,

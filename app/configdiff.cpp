@@ -121,12 +121,19 @@ public:
             differs(name, shown(running), shown(next));
     }
 
+    // The position is the new file's (where to look, as for every other configuration
+    // error); a field the new file leaves out is back at its default.
     void differs(const char *name, const QString &running, const QString &next)
     {
-        m_out << Error {m_next.file, QLatin1String(name),
+        const QString field = QLatin1String(name);
+        const auto position = m_next.positions.constFind(field);
+        m_out << Error {m_next.file, field,
             QStringLiteral("cannot change without a restart (running with %1, the new "
-                           "configuration has %2)")
-                .arg(running, next)};
+                           "configuration has %2)%3")
+                .arg(running, next,
+                    position != m_next.positions.cend()
+                        ? *position
+                        : QStringLiteral(" (not set in the file: its default)"))};
     }
 
 private:

@@ -3,9 +3,10 @@
 //
 //   * restartOnly: fields that only take effect when qcm starts, because everything shares
 //     what they built: the API server connection (kubeconfig, master, clientConnection), the
-//     plugin directories, leader election and serving. One Error each, naming the field and
-//     both values; a reload that has any is refused whole (docs/host.md, "Changes without
-//     restart").
+//     plugin directories, leader election and serving. One Error each, naming the new file,
+//     the field, both values and the line and column where the new file sets it (or that it
+//     does not, and so has its default); a reload that has any is refused whole
+//     (docs/host.md, "Changes without restart").
 //   * enabled / disabled: controllers the `controllers` list turns on or off;
 //   * changed: controllers enabled in both whose ControllerSpec differs (their workers,
 //     resyncPeriod or settings, or minResyncPeriod when they have no resyncPeriod of their

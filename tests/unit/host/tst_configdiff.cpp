@@ -18,6 +18,7 @@ private slots:
     void controllers();
     void restartOnlyFields_data();
     void restartOnlyFields();
+    void restartOnlyFieldLeftOut();
     void flagsOverrideTheFileInTheDiff();
     void specMatchesARunningContext();
     void summary();
@@ -120,29 +121,31 @@ void tst_ConfigDiff::restartOnlyFields_data()
     const QString restart = QStringLiteral(": cannot change without a restart (running with ");
     QTest::newRow("kubeconfig") << QByteArray("kubeconfig: other.conf\n")
                                 << prefix + "kubeconfig" + restart
-            + "\"/etc/qcm/admin.conf\", the new configuration has \"/etc/qcm/other.conf\")";
+            + "\"/etc/qcm/admin.conf\", the new configuration has \"/etc/qcm/other.conf\") "
+              "(line 1, column 13)";
     QTest::newRow("master, without its password")
         << QByteArray("kubeconfig: admin.conf\nmaster: https://u:secret@10.0.0.2:6443\n")
         << prefix + "master" + restart
-            + "\"https://10.0.0.1:6443\", the new configuration has \"https://10.0.0.2:6443\")";
+            + "\"https://10.0.0.1:6443\", the new configuration has \"https://10.0.0.2:6443\") "
+              "(line 2, column 9)";
     QTest::newRow("qps") << QByteArray("kubeconfig: admin.conf\nclientConnection: {qps: 50}\n")
                          << prefix + "clientConnection.qps" + restart
-            + "20, the new configuration has 50)";
+            + "20, the new configuration has 50) (line 2, column 25)";
     QTest::newRow("pluginDirs") << QByteArray("kubeconfig: admin.conf\npluginDirs: [/opt/qcm]\n")
                                 << prefix + "pluginDirs" + restart
-            + "[], the new configuration has [\"/opt/qcm\"])";
+            + "[], the new configuration has [\"/opt/qcm\"]) (line 2, column 13)";
     QTest::newRow("leader election")
         << QByteArray("kubeconfig: admin.conf\nleaderElection: {leaseDuration: 30s}\n")
         << prefix + "leaderElection.leaseDuration" + restart
-            + "15s, the new configuration has 30s)";
+            + "15s, the new configuration has 30s) (line 2, column 33)";
     QTest::newRow("leader election mode")
         << QByteArray("kubeconfig: admin.conf\nleaderElection: {mode: rejoin}\n")
         << prefix + "leaderElection.mode" + restart
-            + "run-or-die, the new configuration has rejoin)";
+            + "run-or-die, the new configuration has rejoin) (line 2, column 24)";
     QTest::newRow("serving port") << QByteArray(
         "kubeconfig: admin.conf\nserving: {securePort: 0}\n")
                                   << prefix + "serving.securePort" + restart
-            + "10257, the new configuration has 0)";
+            + "10257, the new configuration has 0) (line 2, column 23)";
 }
 
 void tst_ConfigDiff::restartOnlyFields()
@@ -158,6 +161,24 @@ void tst_ConfigDiff::restartOnlyFields()
     QCOMPARE(diff.restartOnly.size(), 1);
     QCOMPARE(diff.restartOnly.constFirst().toString(), message);
     QVERIFY(!diff.isEmpty());
+}
+
+// A restart-only field the new file no longer sets is back at its default, which the refusal
+// says instead of a position.
+void tst_ConfigDiff::restartOnlyFieldLeftOut()
+{
+    const ControllerManagerConfig running
+        = parsed("kubeconfig: admin.conf\nclientConnection: {qps: 50}\n");
+    const ControllerManagerConfig next = parsed("kubeconfig: admin.conf\n");
+    QCOMPARE(running.positions.value(QStringLiteral("clientConnection.qps")),
+        QStringLiteral(" (line 2, column 25)"));
+    QVERIFY(!next.positions.contains(QStringLiteral("clientConnection.qps")));
+    const ConfigDiff diff = diffConfigs(running, next, Known, DisabledByDefault);
+    QCOMPARE(diff.restartOnly.size(), 1);
+    QCOMPARE(diff.restartOnly.constFirst().toString(),
+        QStringLiteral("/etc/qcm/cm.yaml: clientConnection.qps: cannot change without a restart "
+                       "(running with 50, the new configuration has 20) (not set in the file: "
+                       "its default)"));
 }
 
 void tst_ConfigDiff::flagsOverrideTheFileInTheDiff()

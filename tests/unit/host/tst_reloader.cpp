@@ -306,7 +306,7 @@ void tst_Reloader::invalidConfigurationChangesNothing_data()
     QTest::newRow("a field that needs a restart")
         << QByteArray("controllers: ['*', '-fixture-configmaps']\nkubeconfig: /other\n")
         << QStringLiteral("kubeconfig: cannot change without a restart (running with \"\", the "
-                          "new configuration has \"/other\")");
+                          "new configuration has \"/other\") (line 4, column 13)");
 }
 
 void tst_Reloader::invalidConfigurationChangesNothing()
