@@ -27,6 +27,8 @@ ControllerContext ControllerManager::contextFor(const PluginSpec &plugin) const
     context.setRestClient(m_services.restClient);
     context.setMetricsRegistry(m_services.metricsRegistry);
     context.setClock(m_services.clock);
+    if (m_leading && requiresLeader(plugin))
+        context.setLeaderToken(m_term);
     const ControllerConfig entry = m_config.controllerConfig.value(plugin.name());
     context.setWorkers(entry.workers.value_or(1));
     context.setSettings(entry.settings);
@@ -84,11 +86,12 @@ bool ControllerManager::requiresLeader(const PluginSpec &plugin) const
     return m_config.leaderElection.leaderElect && plugin.metaData().needsLeaderElection;
 }
 
-int ControllerManager::startLeading()
+int ControllerManager::startLeading(std::optional<leaderelection::LeaderToken> token)
 {
     if (m_shutDown || m_leading)
         return 0;
     m_leading = true;
+    m_term = std::move(token);
     QList<PluginSpec *> configured;
     for (const auto &plugin : m_plugins.plugins()) {
         const PluginState s = plugin->state();
@@ -114,6 +117,7 @@ void ControllerManager::stopLeading()
     if (!m_leading)
         return;
     m_leading = false;
+    m_term.reset();
     if (m_shutDown)
         return;
     QList<PluginSpec *> running;

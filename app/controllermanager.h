@@ -18,6 +18,9 @@
 // since the process exits right after and draining would reconcile without the lease; in
 // rejoin mode it stops them as shutdown() does, and they go back to standby (Stopped) until
 // the next startLeading(). The other controllers run on every replica, from start().
+// startLeading() is given the term's LeaderToken: the contexts of the controllers that need
+// leader election carry it, and their Controller starts no reconcile once the term is over
+// (controller.h), so that a rejoin-mode drain does not reconcile without the lease.
 //
 // Thread safety: the host's main thread only.
 #pragma once
@@ -26,6 +29,7 @@
 #include "pluginhost.h"
 
 #include <qcm/context.h>
+#include <qcm/leaderelection/leadertoken.h>
 
 #include <QtCore/QObject>
 
@@ -70,8 +74,9 @@ public:
     bool requiresLeader(const PluginSpec &plugin) const;
     // Between startLeading() and stopLeading().
     bool isLeading() const { return m_leading; }
-    // Starts the controllers that need leader election; returns how many started.
-    int startLeading();
+    // Starts the controllers that need leader election, in the term `token` stands for (none:
+    // not tied to a term, as in tests); returns how many started.
+    int startLeading(std::optional<leaderelection::LeaderToken> token = std::nullopt);
     void stopLeading();
 
 private:
@@ -86,6 +91,7 @@ private:
     bool m_allStopped = true;
     bool m_unloaded = false;
     bool m_leading = false;
+    std::optional<leaderelection::LeaderToken> m_term; // while leading
 };
 
 } // namespace qcm::host

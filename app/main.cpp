@@ -112,7 +112,7 @@ int run(const ControllerManagerConfig &config, const Options &flags, PluginHost 
     if (leadership) {
         leaderelection::LeaderElector *elector = leadership->elector();
         QObject::connect(elector, &leaderelection::LeaderElector::startedLeading, &manager,
-            [&manager] { manager.startLeading(); });
+            [&manager](const leaderelection::LeaderToken &term) { manager.startLeading(term); });
         QObject::connect(elector, &leaderelection::LeaderElector::stoppedLeading, &manager,
             [&manager] { manager.stopLeading(); });
         QObject::connect(elector, &leaderelection::LeaderElector::newLeader, &manager,

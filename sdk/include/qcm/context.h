@@ -16,6 +16,9 @@
 //   workers()            how many reconciles may run at once (>= 1)
 //   resyncPeriod()       how often handlers get every cached object again; zero: never
 //   clock()              the time source (Clock::system(); tests pass a FakeClock)
+//   leaderToken()        for a controller that runs only on the leader, the leadership term
+//                        it was created in; the Controller base class reconciles only while
+//                        it is valid (controller.h). None: it runs regardless of leadership
 //
 // The host fills a context in with the setters; plugins only read it. Any pointer may be null
 // in a unit test that does not need it; the host sets all of them.
@@ -26,11 +29,13 @@
 
 #include <qcm/clock.h>
 #include <qcm/global.h>
+#include <qcm/leaderelection/leadertoken.h>
 
 #include <QtCore/QString>
 #include <QtCore/QVariantMap>
 
 #include <memory>
+#include <optional>
 
 QT_BEGIN_NAMESPACE
 class QLoggingCategory;
@@ -71,6 +76,7 @@ public:
     int workers() const;
     Duration resyncPeriod() const;
     Clock *clock() const;
+    std::optional<leaderelection::LeaderToken> leaderToken() const;
 
     void setInformerFactory(cache::SharedInformerFactory *factory);
     void setRestClient(client::RestClient *client);
@@ -82,6 +88,9 @@ public:
     void setResyncPeriod(Duration period);
     // Null means Clock::system().
     void setClock(Clock *clock);
+    // The term this controller leads in (the host sets it for the controllers that need leader
+    // election, on the leader); nullopt: not tied to leadership.
+    void setLeaderToken(std::optional<leaderelection::LeaderToken> token);
 
 private:
     struct Private;

@@ -12,6 +12,13 @@
 // The queue never hands one key to two workers at once, so reconcile(key) for one key never
 // runs concurrently with itself; reconciles of different keys do run in parallel (workers()).
 //
+// Leadership: a controller created with a context().leaderToken() (the host's controllers
+// that need leader election) asks the token before each reconcile, and once the term is over
+// it starts none: the keys it gets from then on are dropped (forget, done) instead. A reconcile
+// already running finishes (the token cannot fence it, leadertoken.h). The host stops such a
+// controller when the term ends and creates a new one for the next term, which lists every
+// object again.
+//
 // Wiring, in the subclass's constructor: take informers from context().informerFactory() and
 // register through this class, which records them and catches exceptions thrown by handlers:
 //   watch(informer)                          enqueue the key of every changed object

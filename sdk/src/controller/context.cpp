@@ -34,6 +34,7 @@ struct ControllerContext::Private
     int workers = 1;
     Duration resyncPeriod {0};
     Clock *clock = nullptr;
+    std::optional<leaderelection::LeaderToken> leaderToken;
 };
 
 ControllerContext::ControllerContext(const QString &controllerName) : d(std::make_shared<Private>())
@@ -102,6 +103,11 @@ Clock *ControllerContext::clock() const
     return d->clock ? d->clock : Clock::system();
 }
 
+std::optional<leaderelection::LeaderToken> ControllerContext::leaderToken() const
+{
+    return d->leaderToken;
+}
+
 void ControllerContext::setInformerFactory(cache::SharedInformerFactory *factory)
 {
     detach();
@@ -148,6 +154,12 @@ void ControllerContext::setClock(Clock *clock)
 {
     detach();
     d->clock = clock;
+}
+
+void ControllerContext::setLeaderToken(std::optional<leaderelection::LeaderToken> token)
+{
+    detach();
+    d->leaderToken = std::move(token);
 }
 
 } // namespace qcm

@@ -49,6 +49,8 @@ struct Controller::Private
     Private(Controller *controller, const ControllerContext &ctx);
 
     void runWorker();
+    // Whether the leadership term the controller was created in (if any) has ended.
+    bool termEnded();
     void processItem(const QString &key);
     void checkSynced();
     void startWorkers();
@@ -59,6 +61,7 @@ struct Controller::Private
     Controller *const q;
     const ControllerContext context;
     const QString name;
+    const std::optional<leaderelection::LeaderToken> leaderToken;
     std::unique_ptr<metrics::Registry> ownRegistry; // when the context has none
     metrics::Registry *const registry;
     std::unique_ptr<workqueue::PrometheusMetricsProvider> queueMetrics; // outlives the queue
@@ -90,6 +93,7 @@ struct Controller::Private
     std::thread drainer; // runs the queue's shutDownWithDrain()
 
     std::atomic<bool> synced {false};
+    std::atomic<bool> termEndSeen {false};
     std::atomic<int> activeCount {0};
     std::mutex exitMutex;
     std::condition_variable exitChanged;
@@ -100,6 +104,7 @@ Controller::Private::Private(Controller *controller, const ControllerContext &ct
     : q(controller)
     , context(ctx)
     , name(ctx.controllerName())
+    , leaderToken(ctx.leaderToken())
     , ownRegistry(ctx.metricsRegistry() ? nullptr : std::make_unique<metrics::Registry>())
     , registry(ctx.metricsRegistry() ? ctx.metricsRegistry() : ownRegistry.get())
     , queueMetrics(std::make_unique<workqueue::PrometheusMetricsProvider>(*registry))
@@ -226,11 +231,29 @@ void Controller::Private::startWorkers()
 
 void Controller::Private::runWorker()
 {
-    while (const std::optional<QString> key = queue->get())
+    while (const std::optional<QString> key = queue->get()) {
+        if (termEnded()) {
+            // Not this leader's work any more: the key is dropped, not retried. Whoever leads
+            // next (a new Controller, here or on another replica) lists every object again.
+            queue->forget(*key);
+            queue->done(*key);
+            continue;
+        }
         processItem(*key);
+    }
     std::lock_guard lock(exitMutex);
     --running;
     exitChanged.notify_all();
+}
+
+bool Controller::Private::termEnded()
+{
+    if (!leaderToken || leaderToken->isValid())
+        return false;
+    if (!termEndSeen.exchange(true))
+        qCInfo(context.logCategory()).noquote()
+            << QStringLiteral("the leadership term has ended: no reconcile starts from now on");
+    return true;
 }
 
 void Controller::Private::processItem(const QString &key)

@@ -1,7 +1,9 @@
 // The Controller base class against fakes: the processNextWorkItem loop (forget, rate-limited
 // retry, requeue-after, done always), exceptions, waiting for the caches, the enqueue helpers,
-// one key never in two workers, draining on stop, and the metrics.
+// one key never in two workers, draining on stop, the metrics, and reconciling only during the
+// leadership term the controller was created in.
 #include "../cache/fakelisterwatcher.h"
+#include "../leaderelection/fakeelections.h"
 
 #include <qcm/controller.h>
 #include <qcm/fakeclock.h>
@@ -42,6 +44,8 @@ private slots:
     void enqueueHelpers();
     void metricsUnderTheControllerName();
     void contextCarriesTheEventRecorder();
+    void noReconcileWithAnEndedTerm();
+    void noReconcileAfterTheTermEnds();
 
 private:
     FakeClock m_clock;
@@ -573,6 +577,73 @@ void tst_Controller::contextCarriesTheEventRecorder()
     other.setEventRecorder(nullptr);
     QCOMPARE(c.eventRecorder(), std::static_pointer_cast<record::EventRecorder>(recorder));
     QVERIFY(!other.eventRecorder());
+}
+
+// A context whose term is over (here a default, never valid token): no reconcile starts, and
+// the queued keys are dropped, draining included.
+void tst_Controller::noReconcileWithAnEndedTerm()
+{
+    ControllerContext c = context();
+    QVERIFY(!c.leaderToken());
+    c.setLeaderToken(leaderelection::LeaderToken());
+    QVERIFY(c.leaderToken());
+    TestController controller(c);
+    QTest::ignoreMessage(QtInfoMsg,
+        QRegularExpression(QStringLiteral("the leadership term has ended: no reconcile starts")));
+    controller.start();
+    controller.enqueue(QStringLiteral("ns/a"));
+    controller.enqueue(QStringLiteral("ns/b"));
+    QVERIFY(controller.stop(10s));
+    QCOMPARE(controller.calls(), QStringList());
+    QCOMPARE(controller.queue().numRequeues(QStringLiteral("ns/a")), 0);
+}
+
+// Rejoin mode, as the host runs it: the controller of a term reconciles while the term lasts.
+// Once its token is no longer valid (a pause past renewDeadline: before the elector has even
+// run again) no reconcile starts, neither for new keys nor for those queued behind a busy
+// worker while the host drains the queue. The controller the host creates for the next term
+// reconciles again.
+void tst_Controller::noReconcileAfterTheTermEnds()
+{
+    leaderelection::testing::FakeElections elections;
+    QVERIFY(elections.waitForTerms(1));
+    ControllerContext first = context();
+    first.setLeaderToken(elections.terms.first());
+    Gate gate;
+    TestController leader(first);
+    leader.onReconcile = [&](const QString &key, int) {
+        if (key == QLatin1String("ns/slow"))
+            gate.wait();
+        return ReconcileResult::done();
+    };
+    leader.start();
+    leader.enqueue(QStringLiteral("ns/a"));
+    QTRY_COMPARE(leader.callsFor(QStringLiteral("ns/a")), 1);
+    leader.enqueue(QStringLiteral("ns/slow"));
+    QTRY_COMPARE(leader.activeWorkers(), 1);
+    leader.enqueue(QStringLiteral("ns/queued")); // behind the busy worker
+
+    elections.clock.step(3s); // the term is over
+    QVERIFY(!elections.terms.first().isValid());
+    QTest::ignoreMessage(QtInfoMsg,
+        QRegularExpression(QStringLiteral("the leadership term has ended: no reconcile starts")));
+    leader.enqueue(QStringLiteral("ns/new"));
+    leader.shutDown(); // the host's stoppedLeading in rejoin mode: drain
+    gate.open(); // the reconcile that was running finishes
+    QVERIFY(leader.waitForStopped(10s));
+    QCOMPARE(leader.calls(), (QStringList {QStringLiteral("ns/a"), QStringLiteral("ns/slow")}));
+
+    // The next term: a new controller with the new token works again.
+    QVERIFY(elections.waitForTerms(2));
+    QVERIFY(elections.terms.last().isValid());
+    ControllerContext second = context();
+    second.setLeaderToken(elections.terms.last());
+    TestController next(second);
+    next.start();
+    next.enqueue(QStringLiteral("ns/queued"));
+    next.enqueue(QStringLiteral("ns/new"));
+    QTRY_COMPARE(next.calls().size(), 2);
+    QVERIFY(next.stop(10s));
 }
 
 QTEST_GUILESS_MAIN(tst_Controller)

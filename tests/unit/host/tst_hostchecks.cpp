@@ -2,8 +2,10 @@
 // list the test holds back: /readyz goes through its transitions (not ready before start, not
 // ready while caches sync, ready once synced, ready on standby while not leading, not ready
 // after shutdown), leadership starts and stops exactly the controllers that need it, and
-// /healthz reports a failed plugin while /livez does not.
+// /healthz reports a failed plugin while /livez does not. Also that the leader's controllers
+// get the term they were created in, in their context.
 #include "../cache/fakelisterwatcher.h"
+#include "../leaderelection/fakeelections.h"
 
 #include "controllermanager.h"
 #include "hostchecks.h"
@@ -140,6 +142,7 @@ private slots:
     void runOrDieStopsTakingWorkAtOnce();
     void withoutLeaderElectionEverythingRunsAtStart();
     void healthzReportsFailedPlugins();
+    void leadersControllersCarryTheirTerm();
 };
 
 void tst_HostChecks::readinessFollowsLeadership()
@@ -244,6 +247,34 @@ void tst_HostChecks::healthzReportsFailedPlugins()
     QCOMPARE(host.livez().status, 200); // a broken plugin is no reason to restart qcm
     QTRY_COMPARE(host.readyz(ConfigMaps).status, 200);
     QCOMPARE(host.readyz().status, 500); // but it is not ready to do all its work
+}
+
+// The controllers that need leader election are created with the term startLeading() was
+// given, and those of the next term with the next one; the others are tied to no term.
+void tst_HostChecks::leadersControllersCarryTheirTerm()
+{
+    leaderelection::testing::FakeElections elections;
+    QVERIFY(elections.waitForTerms(1));
+    Host host({ConfigMaps, Optional}, withLeaderElection(true, LeaderElectionMode::Rejoin));
+    host.gate->release();
+    host.manager->start();
+    QVERIFY(!host.plugin(Optional)->controller()->context().leaderToken());
+    QCOMPARE(host.manager->startLeading(elections.terms.first()), 1);
+    std::optional<leaderelection::LeaderToken> term
+        = host.plugin(ConfigMaps)->controller()->context().leaderToken();
+    QVERIFY(term && term->isValid());
+    QCOMPARE(term->deadline(), elections.terms.first().deadline());
+
+    elections.clock.step(3s); // the term is over: its controller's token says so at once
+    QVERIFY(!host.plugin(ConfigMaps)->controller()->context().leaderToken()->isValid());
+    host.manager->stopLeading();
+    QCOMPARE(host.plugin(ConfigMaps)->state(), PluginState::Stopped);
+
+    QVERIFY(elections.waitForTerms(2));
+    QCOMPARE(host.manager->startLeading(elections.terms.last()), 1);
+    term = host.plugin(ConfigMaps)->controller()->context().leaderToken();
+    QVERIFY(term && term->isValid());
+    QVERIFY(!host.plugin(Optional)->controller()->context().leaderToken());
 }
 
 QTEST_GUILESS_MAIN(tst_HostChecks)
