@@ -4,10 +4,17 @@
 #include "logging.h"
 
 #include <qcm/cache/sharedinformerfactory.h>
+#include <qcm/record/eventbroadcaster.h>
 
 #include <QtCore/QRandomGenerator>
 
 namespace qcm::host {
+
+QString eventSourceComponent(const QString &controllerName)
+{
+    static const QString suffix = QStringLiteral("-controller");
+    return controllerName.endsWith(suffix) ? controllerName : controllerName + suffix;
+}
 
 ControllerManager::ControllerManager(const ControllerManagerConfig &config, PluginHost &plugins,
     const Services &services, QObject *parent)
@@ -27,6 +34,9 @@ ControllerContext ControllerManager::contextFor(const PluginSpec &plugin) const
     context.setRestClient(m_services.restClient);
     context.setMetricsRegistry(m_services.metricsRegistry);
     context.setClock(m_services.clock);
+    if (m_services.eventBroadcaster)
+        context.setEventRecorder(
+            m_services.eventBroadcaster->newRecorder({eventSourceComponent(plugin.name()), {}}));
     if (m_leading && requiresLeader(plugin))
         context.setLeaderToken(m_term);
     const ControllerConfig entry = m_config.controllerConfig.value(plugin.name());

@@ -22,6 +22,9 @@
 // leader election carry it, and their Controller starts no reconcile once the term is over
 // (controller.h), so that a rejoin-mode drain does not reconcile without the lease.
 //
+// Events: with Services::eventBroadcaster (the host's one, on its REST client), every
+// context gets a recorder of it whose source component is eventSourceComponent(name).
+//
 // Thread safety: the host's main thread only.
 #pragma once
 
@@ -33,7 +36,18 @@
 
 #include <QtCore/QObject>
 
+namespace qcm::record {
+class EventBroadcaster;
+}
+
 namespace qcm::host {
+
+// The EventSource component of a controller's Events, after kube-controller-manager's: its
+// controllers record as their canonical name, which ends in "-controller"
+// ("ttl-after-finished-controller" for --controllers ttl-after-finished). So: the controller's
+// name if it ends in "-controller" ("sample-controller", as upstream's sample-controller),
+// else the name with "-controller" added.
+QString eventSourceComponent(const QString &controllerName);
 
 class ControllerManager : public QObject
 {
@@ -47,6 +61,8 @@ public:
         cache::SharedInformerFactory *informerFactory = nullptr;
         metrics::Registry *metricsRegistry = nullptr;
         Clock *clock = nullptr; // null: Clock::system()
+        // The host's: each context gets a recorder of it. Null: contexts without a recorder.
+        record::EventBroadcaster *eventBroadcaster = nullptr;
     };
 
     ControllerManager(const ControllerManagerConfig &config, PluginHost &plugins,

@@ -33,7 +33,7 @@ Error configError(const Error &error)
 
 Result<std::unique_ptr<Leadership>> Leadership::create(const ControllerManagerConfig &config,
     const client::RestConfig &restConfig, metrics::Registry *registry,
-    std::function<void(int)> exitProcess)
+    std::shared_ptr<record::EventRecorder> lockEvents, std::function<void(int)> exitProcess)
 {
     const host::LeaderElectionConfig &le = config.leaderElection;
     client::RestConfig electionConfig = restConfig;
@@ -42,8 +42,10 @@ Result<std::unique_ptr<Leadership>> Leadership::create(const ControllerManagerCo
 
     std::unique_ptr<Leadership> leadership(new Leadership);
     leadership->m_client = std::make_unique<client::RestClient>(electionConfig);
+    ResourceLockConfig lockConfig;
+    lockConfig.eventRecorder = std::move(lockEvents);
     auto lock = newResourceLock(le.resourceLock, le.resourceNamespace, le.resourceName,
-        leadership->m_client.get(), ResourceLockConfig {});
+        leadership->m_client.get(), lockConfig);
     if (!lock)
         return configError(lock.error());
 

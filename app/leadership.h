@@ -9,7 +9,11 @@
 //   * durations, releaseOnCancel and mode (run-or-die, rejoin) come from the configuration;
 //     the elector registers leader_election_master_status{name} in the host's registry;
 //   * the /healthz check tolerates 20 s past the lease, as kube-controller-manager's
-//     NewLeaderHealthzAdaptor(20 * time.Second).
+//     NewLeaderHealthzAdaptor(20 * time.Second);
+//   * the lock records its events ("<identity> became leader", "<identity> stopped leading",
+//     reason LeaderElection, on the Lease) with `lockEvents`, as kube-controller-manager's
+//     lock records them with its recorder of component "kube-controller-manager" (null: the
+//     lock logs them).
 //
 // A configuration the elector refuses (an unknown lock type, renewDeadline >= leaseDuration,
 // ...) is an Error naming the configuration field and its flag.
@@ -28,6 +32,9 @@
 namespace qcm::client {
 class RestClient;
 }
+namespace qcm::record {
+class EventRecorder;
+}
 
 namespace qcm::host {
 
@@ -39,6 +46,7 @@ public:
     // `exitProcess` replaces run-or-die's exit in tests (null: the elector's default).
     static Result<std::unique_ptr<Leadership>> create(const ControllerManagerConfig &config,
         const client::RestConfig &restConfig, metrics::Registry *registry,
+        std::shared_ptr<record::EventRecorder> lockEvents = nullptr,
         std::function<void(int)> exitProcess = {});
     ~Leadership();
     Q_DISABLE_COPY_MOVE(Leadership)

@@ -4,5 +4,6 @@ namespace qcm::host {
 
 Q_LOGGING_CATEGORY(lcHost, "qcm.host")
 Q_LOGGING_CATEGORY(lcPlugin, "qcm.plugin")
+Q_LOGGING_CATEGORY(lcEvents, "qcm.events")
 
 } // namespace qcm::host

@@ -24,6 +24,8 @@
 #include <qcm/cache/sharedinformerfactory.h>
 #include <qcm/client/restclient.h>
 #include <qcm/metrics/registry.h>
+#include <qcm/record/eventbroadcaster.h>
+#include <qcm/record/resteventsink.h>
 #include <qcm/version.h>
 
 #include <QtCore/QCoreApplication>
@@ -42,6 +44,30 @@ int failWith(const Error &error)
     return 1;
 }
 
+// The EventSource component of the Events qcm records itself (the lease's), as
+// kube-controller-manager records its own as "kube-controller-manager".
+const QString HostEventComponent = QStringLiteral("qcm");
+// How long shutdown waits for the consumers' threads once the flush is over or timed out: a
+// retry sleeping ends at once, only a write that does not return takes it.
+constexpr Duration EventShutdownTimeout = std::chrono::seconds(1);
+
+// Before qcm exits: writes the Events still queued (the controllers' last ones, the lease's
+// "stopped leading"), within `timeout`, then stops the broadcaster. False if a write did not
+// return even then: its thread still uses the REST client, which must not be destroyed.
+bool flushEvents(record::EventBroadcaster &events, Duration timeout)
+{
+    if (!events.flush(timeout))
+        qCWarning(lcHost).noquote()
+            << QStringLiteral("the Events still queued were not all written within %1; the "
+                              "rest are dropped")
+                   .arg(formatDuration(timeout));
+    if (events.shutdown(EventShutdownTimeout))
+        return true;
+    qCWarning(lcHost).noquote() << QStringLiteral(
+        "an Event write did not return; exiting without waiting for it");
+    return false;
+}
+
 // Runs the enabled controllers until a shutdown signal.
 int run(const ControllerManagerConfig &config, const Options &flags, PluginHost &plugins)
 {
@@ -53,18 +79,26 @@ int run(const ControllerManagerConfig &config, const Options &flags, PluginHost 
 
     SignalWatcher signalWatcher;
     client::RestClient restClient(*restConfig);
+    // One EventBroadcaster for the host, as kube-controller-manager's Run starts its own:
+    // every Event is logged (StartStructuredLogging) and written through the host's REST
+    // client (StartRecordingToSink). Each controller's context gets a recorder of it, and so
+    // does the leader-election lock.
+    record::EventBroadcaster events;
+    events.startStructuredLogging(&lcEvents());
+    events.startRecordingToSink(std::make_shared<record::RestEventSink>(&restClient));
     metrics::Registry registry;
     registry.registerCollectable(std::make_shared<ProcessMetrics>());
     registry.registerCollectable(std::make_shared<PluginStateMetrics>(plugins));
     // Handlers choose their own resync period (ControllerContext::resyncPeriod()).
     cache::SharedInformerFactory informers(&restClient, Duration::zero());
-    ControllerManager manager(config, plugins, {&restClient, &informers, &registry, nullptr});
+    ControllerManager manager(
+        config, plugins, {&restClient, &informers, &registry, nullptr, &events});
     Reloader reloader(flags, plugins, manager); // SIGHUP and file changes (docs/host.md)
 
     std::unique_ptr<Leadership> leadership;
     if (config.leaderElection.leaderElect) {
-        Result<std::unique_ptr<Leadership>> created
-            = Leadership::create(config, *restConfig, &registry);
+        Result<std::unique_ptr<Leadership>> created = Leadership::create(
+            config, *restConfig, &registry, events.newRecorder({HostEventComponent, {}}));
         if (!created)
             return failWith(created.error());
         leadership = std::move(*created);
@@ -131,13 +165,15 @@ int run(const ControllerManagerConfig &config, const Options &flags, PluginHost 
     const int status = QCoreApplication::exec();
     reloader.shutdown();
     manager.shutdown();
-    for (const auto &plugin : plugins.plugins()) {
-        if (plugin->error().kind == PluginError::Kind::StopTimedOut) {
-            // Its workers may still run plugin code: leave without destroying anything.
-            std::fflush(stdout);
-            std::fflush(stderr);
-            std::_Exit(status);
-        }
+    // A thread left running (a worker still in plugin code, an Event write still in the REST
+    // client) forbids destroying what it uses: then leave without destroying anything.
+    bool abandoned = !flushEvents(events, config.controllerShutdownTimeout);
+    for (const auto &plugin : plugins.plugins())
+        abandoned = abandoned || plugin->error().kind == PluginError::Kind::StopTimedOut;
+    if (abandoned) {
+        std::fflush(stdout);
+        std::fflush(stderr);
+        std::_Exit(status);
     }
     return status;
 }

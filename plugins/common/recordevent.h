@@ -5,11 +5,12 @@
 //     m_recordEvent(foo, record::EventTypeNormal, QStringLiteral("Synced"),
 //                   QStringLiteral("Foo synced successfully"));
 //
-// eventRecorderFor() uses the host's recorder, ControllerContext::eventRecorder(). A host that
-// hands out none gets what kube's sample-controller does in NewController: an
-// EventBroadcaster of the controller's own, that logs every Event on the controller's
-// category (StartStructuredLogging) and writes it to the API server as a core/v1 Event
-// (StartRecordingToSink), with a recorder whose source component is the controller's name.
+// eventRecorderFor() uses the host's recorder, ControllerContext::eventRecorder(): the host's
+// one EventBroadcaster logs every Event and writes it to the API server as a core/v1 Event,
+// with source component "<name>-controller" (docs/host.md, "Events"). A context without a
+// recorder (a unit test that did not set one) is refused: the factory throws, and the host
+// would mark the plugin failed with the reason. Unit tests pass a record::FakeRecorder, or a
+// RecordEvent of their own to the controllers' other constructor.
 //
 // Thread safety: the function eventRecorderFor() returns may be called from any thread; it
 // never blocks (the broadcaster queues the Event).
@@ -29,8 +30,8 @@ using record::EventTypeWarning;
 using RecordEvent = std::function<void(const client::Object &object, const QString &type,
     const QString &reason, const QString &message)>;
 
-// The Event recorder of the controller `context` belongs to: the context's, or else one of
-// its own (which only logs when the context has no REST client either).
+// The Event recorder of the controller `context` belongs to: the context's. Throws
+// std::invalid_argument when the context has none.
 RecordEvent eventRecorderFor(const ControllerContext &context);
 
 } // namespace qcm::samples

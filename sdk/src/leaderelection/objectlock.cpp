@@ -1,5 +1,6 @@
 #include <qcm/client/restclient.h>
 #include <qcm/leaderelection/objectlock.h>
+#include <qcm/record/eventrecorder.h>
 
 #include "logging_p.h"
 #include "mailbox_p.h"
@@ -140,10 +141,23 @@ QFuture<WriteResult> ObjectLock::update(const LeaderElectionRecord &record)
 void ObjectLock::recordEvent(const QString &message)
 {
     const QString event = d->config.identity + QLatin1Char(' ') + message;
-    if (d->config.eventRecorder)
-        d->config.eventRecorder(event);
-    else
+    if (!d->config.eventRecorder) {
         qCInfo(lcLeaderElection).noquote() << describe() << event;
+        return;
+    }
+    // client-go's subject: the lock's object with the metadata last read or written (uid,
+    // resourceVersion, ...), and the type meta filled in. Before any read succeeded (where
+    // client-go would dereference nil), its namespace and name.
+    Object subject = newObject();
+    if (d->object) {
+        subject.json().insert(
+            QStringLiteral("metadata"), d->object->json().value(QLatin1String("metadata")));
+    } else {
+        subject.setNamespaceName(d->ns);
+        subject.setName(d->name);
+    }
+    d->config.eventRecorder->event(
+        subject, record::EventTypeNormal, QStringLiteral("LeaderElection"), event);
 }
 
 QString ObjectLock::identity() const

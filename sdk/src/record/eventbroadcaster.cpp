@@ -6,6 +6,7 @@
 #include <qcm/record/eventbroadcaster.h>
 #include <qcm/record/eventcorrelator.h>
 
+#include <algorithm>
 #include <random>
 #include <vector>
 
@@ -171,7 +172,25 @@ public:
                 << "consumer(s):" << describe(event);
     }
 
-    void shutdown()
+    // Every consumer has handled what was queued for it when the call was made.
+    bool flush(Duration timeout)
+    {
+        const auto deadline = deadlineAfter(timeout);
+        std::vector<std::pair<std::shared_ptr<Watcher>, quint64>> waiting;
+        {
+            std::lock_guard lock(mutex);
+            for (const auto &watcher : watchers)
+                waiting.emplace_back(watcher, watcher->queuedCount());
+        }
+        bool flushed = true;
+        for (const auto &[watcher, count] : waiting)
+            flushed = watcher->waitUntilHandled(count, deadline) && flushed;
+        return flushed;
+    }
+
+    // Stops every consumer; false if a consumer thread was left running at `deadline`.
+    bool shutdown(std::chrono::steady_clock::time_point deadline
+        = std::chrono::steady_clock::time_point::max())
     {
         std::vector<std::shared_ptr<Watcher>> stopping;
         {
@@ -179,8 +198,19 @@ public:
             shutDown = true;
             stopping.swap(watchers);
         }
+        bool joined = true;
         for (const auto &watcher : stopping)
-            watcher->stop();
+            joined = watcher->stop(deadline) && joined;
+        return joined;
+    }
+
+    static std::chrono::steady_clock::time_point deadlineAfter(Duration timeout)
+    {
+        const auto now = std::chrono::steady_clock::now();
+        // Far enough for anyone, without overflowing the clock.
+        const Duration bounded = std::clamp<Duration>(timeout, Duration::zero(),
+            std::chrono::duration_cast<Duration>(std::chrono::hours(24 * 365)));
+        return now + std::chrono::duration_cast<std::chrono::steady_clock::duration>(bounded);
     }
 
     EventBroadcasterOptions options;
@@ -307,6 +337,16 @@ std::shared_ptr<EventRecorder> EventBroadcaster::newRecorder(const EventSource &
 void EventBroadcaster::shutdown()
 {
     d->shutdown();
+}
+
+bool EventBroadcaster::shutdown(Duration timeout)
+{
+    return d->shutdown(detail::BroadcasterCore::deadlineAfter(timeout));
+}
+
+bool EventBroadcaster::flush(Duration timeout)
+{
+    return d->flush(timeout);
 }
 
 } // namespace qcm::record

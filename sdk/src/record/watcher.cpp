@@ -46,12 +46,18 @@ Watcher::Offer Watcher::offer(const Event &event)
         if (int(m_queue.size()) >= m_capacity)
             return Offer::Full;
         m_queue.push_back(event);
+        ++m_queued;
     }
     m_wake.notify_all();
     return Offer::Queued;
 }
 
 void Watcher::stop()
+{
+    stop(std::chrono::steady_clock::time_point::max());
+}
+
+bool Watcher::stop(std::chrono::steady_clock::time_point deadline)
 {
     size_t discarded = 0;
     {
@@ -65,9 +71,37 @@ void Watcher::stop()
     m_wake.notify_all();
     if (discarded > 0)
         qCInfo(lcRecord) << "Event watcher stopped:" << discarded << "queued event(s) discarded";
+    m_progress.notify_all(); // a waitUntilHandled() gives up: what it waits for is discarded
     std::lock_guard lock(m_threadMutex);
-    if (m_thread.joinable() && m_thread.get_id() != std::this_thread::get_id())
-        m_thread.join();
+    if (!m_thread.joinable() || m_thread.get_id() == std::this_thread::get_id())
+        return true;
+    if (deadline != std::chrono::steady_clock::time_point::max()) {
+        std::unique_lock stateLock(m_mutex);
+        if (!m_progress.wait_until(stateLock, deadline, [this] { return m_finished; })) {
+            m_thread.detach(); // it holds this watcher until it returns
+            return false;
+        }
+    }
+    m_thread.join();
+    return true;
+}
+
+quint64 Watcher::queuedCount() const
+{
+    std::lock_guard lock(m_mutex);
+    return m_queued;
+}
+
+bool Watcher::waitUntilHandled(quint64 count, std::chrono::steady_clock::time_point deadline)
+{
+    {
+        std::lock_guard lock(m_threadMutex);
+        if (m_thread.get_id() == std::this_thread::get_id())
+            return false;
+    }
+    std::unique_lock lock(m_mutex);
+    m_progress.wait_until(lock, deadline, [&] { return m_handled >= count || m_stopped; });
+    return m_handled >= count;
 }
 
 bool Watcher::isStopped() const
@@ -106,8 +140,11 @@ void Watcher::run()
         {
             std::unique_lock lock(m_mutex);
             m_wake.wait(lock, [this] { return m_stopped || !m_queue.empty(); });
-            if (m_stopped)
+            if (m_stopped) {
+                m_finished = true;
+                m_progress.notify_all();
                 return;
+            }
             event = std::move(m_queue.front());
             m_queue.pop_front();
         }
@@ -117,6 +154,11 @@ void Watcher::run()
             qCWarning(lcRecord).noquote() << "An event handler threw:"
                                           << qcm::detail::exceptionText(std::current_exception());
         }
+        {
+            std::lock_guard lock(m_mutex);
+            ++m_handled;
+        }
+        m_progress.notify_all();
     }
 }
 

@@ -9,6 +9,7 @@
 #include <qcm/clock.h>
 #include <qcm/record/event.h>
 
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <functional>
@@ -34,7 +35,17 @@ public:
     Offer offer(const Event &event);
     // Discards the queue, cuts a sleep() short, and joins the thread unless called from it.
     void stop();
+    // stop(), but waits for the thread only until `deadline`: a thread still in the handler
+    // then (a sink write that does not return) is detached, keeping this watcher and its
+    // handler alive until it returns. False if it was detached.
+    bool stop(std::chrono::steady_clock::time_point deadline);
     bool isStopped() const;
+    // How many Events were queued so far.
+    quint64 queuedCount() const;
+    // Waits until the first `count` Events queued have been handled (the handler returned),
+    // at most until `deadline`. False on the deadline, once stopped with some unhandled, or
+    // when called from the watcher's own thread (it would wait for itself).
+    bool waitUntilHandled(quint64 count, std::chrono::steady_clock::time_point deadline);
     // Waits `d` on the clock. Returns false (at once, or as soon as it happens) once the
     // watcher is stopped.
     bool sleep(Duration d);
@@ -50,6 +61,10 @@ private:
     std::condition_variable m_wake; // queue, stop and sleep changes
     std::deque<Event> m_queue; // guarded by m_mutex
     bool m_stopped = false; // guarded by m_mutex
+    bool m_finished = false; // run() has returned; guarded by m_mutex
+    quint64 m_queued = 0; // Events queued so far; guarded by m_mutex
+    quint64 m_handled = 0; // Events handled so far, in order; guarded by m_mutex
+    std::condition_variable m_progress; // m_handled and m_finished changes
     std::mutex m_threadMutex; // guards m_thread: stop() may run on several threads at once
     std::thread m_thread;
 };

@@ -17,6 +17,10 @@ fixture-optional (runs on every replica).
   readyz           /readyz goes through its transitions: a service account that may not list
                    ConfigMaps keeps the informers from syncing (500, informer-sync failing,
                    while /livez is 200); once RBAC allows it, /readyz turns 200.
+  lease_events     the LeaderElection Events kube-controller-manager writes on its lease:
+                   "<identity> became leader" from the leader, source component qcm, about the
+                   Lease (its uid), read with kubectl get events; and "<identity> stopped
+                   leading", written before qcm exits on SIGTERM.
 
     test_serving.py --qcm BINARY --plugins FIXTURE_DIR --promtool PROMTOOL [--only NAME]
 """
@@ -209,12 +213,19 @@ def steal(env, ns, lock, seconds):
                                                    "leaseDurationSeconds": seconds}}))
 
 
-def loss_run_or_die(env):
-    ns = env.cluster.create_namespace("e2e-loss")
-    lock = "qcm-loss"
-    q = env.qcm("loss", qcmhost.config(env.cluster.dir, lock_namespace=ns, lock_name=lock,
-                                       controller_config=configmaps_settings(ns, "l")))
+def single_leader(env, name, lock, value, **config):
+    """One replica in a namespace of its own, leading lock (its fixture-configmaps running,
+    annotating with value): (namespace, Qcm)."""
+    ns = env.cluster.create_namespace(f"e2e-{name}")
+    q = env.qcm(name, qcmhost.config(env.cluster.dir, lock_namespace=ns, lock_name=lock,
+                                     controller_config=configmaps_settings(ns, value), **config))
     q.wait_for("leadership", lambda: q.plugin_state(CONFIGMAPS) == "running", 30)
+    return ns, q
+
+
+def loss_run_or_die(env):
+    lock = "qcm-loss"
+    ns, q = single_leader(env, "loss", lock, "l")
     steal(env, ns, lock, 3600)
     code = q.wait(20)
     log = q.log()
@@ -225,12 +236,8 @@ def loss_run_or_die(env):
 
 
 def loss_rejoin(env):
-    ns = env.cluster.create_namespace("e2e-rejoin")
     lock = "qcm-rejoin"
-    q = env.qcm("rejoin", qcmhost.config(env.cluster.dir, lock_namespace=ns, lock_name=lock,
-                                         mode="rejoin",
-                                         controller_config=configmaps_settings(ns, "r")))
-    q.wait_for("leadership", lambda: q.plugin_state(CONFIGMAPS) == "running", 30)
+    ns, q = single_leader(env, "rejoin", lock, "r", mode="rejoin")
     steal(env, ns, lock, 3)
     q.wait_for(f"{CONFIGMAPS} stopped", lambda: q.plugin_state(CONFIGMAPS) == "stopped", 20)
     check(q.get("/readyz")[0] == 200, "not ready on standby after a lost term")
@@ -293,8 +300,39 @@ def readyz(env):
         env.cluster.kubectl("delete", "namespace", ns, "--wait=false", check=False)
 
 
+def lease_events(env):
+    lock = "qcm-e2e-events"
+    ns, q = single_leader(env, "lease-events", lock, "e")
+    identity = lease_holder(env, ns, lock)
+    uid = env.cluster.get_json("leases.coordination.k8s.io", ns, lock)["metadata"]["uid"]
+
+    def events():
+        out = env.cluster.kubectl(
+            "get", "events", "-n", ns, "-o", "json", "--field-selector",
+            f"involvedObject.kind=Lease,involvedObject.name={lock},reason=LeaderElection")
+        return json.loads(out)["items"]
+
+    q.wait_for("the became-leader Event",
+               lambda: any(e["message"] == f"{identity} became leader" for e in events()), 30)
+    event = next(e for e in events() if e["message"] == f"{identity} became leader")
+    check(event["type"] == "Normal", event)
+    check(event["source"].get("component") == "qcm", event)
+    check(event["involvedObject"].get("uid") == uid, event)
+    check(event["involvedObject"].get("apiVersion") == "coordination.k8s.io/v1", event)
+    check(f'reason="LeaderElection" message="{identity} became leader"' in q.log(), q.log())
+    # On SIGTERM qcm writes what is queued before it exits: the stopped-leading Event is there
+    # when the process is gone, without waiting.
+    q.signal(signal.SIGTERM)
+    check(q.wait(30) == 0, q.log())
+    check(any(e["message"] == f"{identity} stopped leading" for e in events()),
+          f"no stopped-leading Event after exit: {events()}\n{q.log()}")
+    env.cluster.kubectl("delete", "namespace", ns, "--wait=false")
+    print("lease_events: became leader, stopped leading", flush=True)
+
+
 SCENARIOS = {"two_replicas": two_replicas, "loss_run_or_die": loss_run_or_die,
-             "loss_rejoin": loss_rejoin, "readyz": readyz}
+             "loss_rejoin": loss_rejoin, "readyz": readyz,
+             "lease_events": lease_events}
 
 
 def main():

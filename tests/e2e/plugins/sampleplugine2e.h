@@ -68,12 +68,18 @@ public:
         }
     }
 
+    // The Lease this run campaigns for, in kube-system.
+    QString lease() const
+    {
+        return QStringLiteral("qcm-e2e-%1-%2")
+            .arg(m_controller)
+            .arg(QCoreApplication::applicationPid());
+    }
+
     // Starts qcm and waits until the controller's workers run (caches synced).
     bool start()
     {
-        const QString lease = QStringLiteral("qcm-e2e-%1-%2")
-                                  .arg(m_controller)
-                                  .arg(QCoreApplication::applicationPid());
+        const QString lease = this->lease();
         m_process.start(QStringLiteral(QCM_BINARY),
             {QStringLiteral("--config"), QStringLiteral(QCM_SOURCE_DIR "/controller-manager.yaml"),
                 QStringLiteral("--kubeconfig"), clusterDir() + QStringLiteral("/admin.kubeconfig"),

@@ -17,6 +17,7 @@ private slots:
     void initTestCase();
     void fooOwnsItsDeployment();
     void deploymentNotControlledByTheFoo();
+    void leaderElectionEventOnTheLease();
     void cleanupTestCase();
 
 private:
@@ -104,6 +105,23 @@ void tst_SampleControllerE2e::fooOwnsItsDeployment()
     QCOMPARE(
         valueAt(synced, QStringLiteral("involvedObject.kind")).toString(), QStringLiteral("Foo"));
     QCOMPARE(valueAt(synced, QStringLiteral("involvedObject.uid")).toString(), created->uid());
+    // As a user sees it, with kubectl: the host's source component for the controller.
+    QString events;
+    QVERIFY(kubectl(
+        {QStringLiteral("get"), QStringLiteral("events"), QStringLiteral("-n"), m_ns,
+            QStringLiteral("--field-selector"),
+            QStringLiteral("involvedObject.name=example,reason=Synced"), QStringLiteral("-o"),
+            QStringLiteral("custom-columns=SOURCE:.source.component,TYPE:.type,"
+                           "REASON:.reason,OBJECT:.involvedObject.kind,"
+                           "REPORTER:.reportingComponent"),
+            QStringLiteral("--no-headers")},
+        &events));
+    QCOMPARE(events.simplified(),
+        QStringLiteral("sample-controller Normal Synced Foo sample-controller"));
+    // The host's broadcaster logged it (StartStructuredLogging), on the host's category.
+    QVERIFY(m_qcm->waitForLog(QStringLiteral("qcm.events: Event occurred object=\"%1/example\" "
+                                             "fieldPath=\"\" kind=\"Foo\" ")
+                                  .arg(m_ns)));
 
     // More replicas on the Foo: the Deployment follows.
     QVERIFY(m_client->patch(
@@ -187,6 +205,31 @@ void tst_SampleControllerE2e::deploymentNotControlledByTheFoo()
     QCOMPARE(after->resourceVersion(), before->resourceVersion());
     QVERIFY(after->ownerReferences().isEmpty());
     QVERIFY(valueAt(getFoo(QStringLiteral("intruder")), QStringLiteral("status")).isUndefined());
+}
+
+// kube-controller-manager's lock writes "<identity> became leader" on its Lease; so does qcm's,
+// through the host's broadcaster, as component qcm.
+void tst_SampleControllerE2e::leaderElectionEventOnTheLease()
+{
+    const GroupVersionResource leases {
+        QStringLiteral("coordination.k8s.io"), QStringLiteral("v1"), QStringLiteral("leases")};
+    const ObjectResult lease = m_client->get(leases, QStringLiteral("kube-system"), m_qcm->lease());
+    QVERIFY2(lease, qPrintable(lease ? QString() : lease.error().toString()));
+    const QString identity = valueAt(lease, QStringLiteral("spec.holderIdentity")).toString();
+    QVERIFY(!identity.isEmpty());
+    const QStringList args {QStringLiteral("get"), QStringLiteral("events"), QStringLiteral("-n"),
+        QStringLiteral("kube-system"), QStringLiteral("--field-selector"),
+        QStringLiteral("involvedObject.kind=Lease,involvedObject.name=%1,reason=LeaderElection")
+            .arg(m_qcm->lease()),
+        QStringLiteral("-o"),
+        QStringLiteral("custom-columns=TYPE:.type,SOURCE:.source.component,"
+                       "UID:.involvedObject.uid,MESSAGE:.message"),
+        QStringLiteral("--no-headers")};
+    QString events;
+    const QString expected
+        = QStringLiteral("Normal qcm %1 %2 became leader").arg(lease->uid(), identity);
+    auto listed = [&] { return kubectl(args, &events) && events.simplified().contains(expected); };
+    QTRY_VERIFY_WITH_TIMEOUT(listed(), 30000);
 }
 
 void tst_SampleControllerE2e::cleanupTestCase()

@@ -2,8 +2,9 @@
 // list the test holds back: /readyz goes through its transitions (not ready before start, not
 // ready while caches sync, ready once synced, ready on standby while not leading, not ready
 // after shutdown), leadership starts and stops exactly the controllers that need it, and
-// /healthz reports a failed plugin while /livez does not. Also that the leader's controllers
-// get the term they were created in, in their context.
+// /healthz reports a failed plugin while /livez does not. Also what the manager hands each
+// controller in its context: a recorder of the host's EventBroadcaster under the controller's
+// EventSource component, and the leader's controllers the term they were created in.
 #include "../cache/fakelisterwatcher.h"
 #include "../leaderelection/fakeelections.h"
 
@@ -13,6 +14,7 @@
 
 #include <qcm/cache/sharedinformerfactory.h>
 #include <qcm/metrics/registry.h>
+#include <qcm/record/eventbroadcaster.h>
 
 #include <QtCore/QTemporaryDir>
 #include <QtTest/QtTest>
@@ -80,8 +82,8 @@ struct Host
         plugins.discover(config.pluginDirs);
         if (std::optional<Error> error = plugins.select(config))
             qFatal("%s", qPrintable(error->toString()));
-        manager = std::make_unique<ControllerManager>(
-            config, plugins, ControllerManager::Services {nullptr, &informers, &registry, nullptr});
+        manager = std::make_unique<ControllerManager>(config, plugins,
+            ControllerManager::Services {nullptr, &informers, &registry, nullptr, &events});
         checks = std::make_unique<HostChecks>(plugins, *manager, nullptr);
     }
     ~Host()
@@ -114,6 +116,7 @@ struct Host
     std::shared_ptr<Gate> gate = std::make_shared<Gate>();
     cache::SharedInformerFactory informers;
     metrics::Registry registry;
+    record::EventBroadcaster events; // outlives the recorders' users, the controllers
     PluginHost plugins;
     std::unique_ptr<ControllerManager> manager;
     std::unique_ptr<HostChecks> checks;
@@ -142,6 +145,7 @@ private slots:
     void runOrDieStopsTakingWorkAtOnce();
     void withoutLeaderElectionEverythingRunsAtStart();
     void healthzReportsFailedPlugins();
+    void contextsRecordWithTheHostsBroadcaster();
     void leadersControllersCarryTheirTerm();
 };
 
@@ -247,6 +251,45 @@ void tst_HostChecks::healthzReportsFailedPlugins()
     QCOMPARE(host.livez().status, 200); // a broken plugin is no reason to restart qcm
     QTRY_COMPARE(host.readyz(ConfigMaps).status, 200);
     QCOMPARE(host.readyz().status, 500); // but it is not ready to do all its work
+}
+
+// Every controller's context has a recorder of the host's one broadcaster, whose Events carry
+// the controller's EventSource component (kube-controller-manager's "<name>-controller").
+void tst_HostChecks::contextsRecordWithTheHostsBroadcaster()
+{
+    QCOMPARE(eventSourceComponent(QStringLiteral("sample-controller")),
+        QStringLiteral("sample-controller"));
+    QCOMPARE(eventSourceComponent(QStringLiteral("ttl-after-finished")),
+        QStringLiteral("ttl-after-finished-controller"));
+
+    std::mutex mutex;
+    QList<record::Event> seen; // guarded by mutex; outlives the host's broadcaster
+    Host host({ConfigMaps, Optional}, withLeaderElection(false, LeaderElectionMode::RunOrDie));
+    host.events.startEventWatcher([&](const record::Event &e) {
+        std::lock_guard lock(mutex);
+        seen << e;
+    });
+    host.gate->release();
+    QCOMPARE(host.manager->start(), 2);
+    client::Object cm;
+    cm.setApiVersion(QStringLiteral("v1"));
+    cm.setKind(QStringLiteral("ConfigMap"));
+    cm.setNamespaceName(QStringLiteral("ns"));
+    cm.setName(QStringLiteral("cm"));
+    for (const QString &name : {ConfigMaps, Optional}) {
+        const std::shared_ptr<record::EventRecorder> recorder
+            = host.plugin(name)->controller()->context().eventRecorder();
+        QVERIFY2(recorder, qPrintable(name));
+        recorder->event(cm, record::EventTypeNormal, QStringLiteral("Synced"), name);
+    }
+    QVERIFY(host.events.flush(10s));
+    std::lock_guard lock(mutex);
+    QCOMPARE(seen.size(), 2);
+    for (const record::Event &e : std::as_const(seen)) {
+        QCOMPARE(e.source.component, e.message + QStringLiteral("-controller"));
+        QCOMPARE(e.reportingController, e.source.component);
+        QCOMPARE(e.involvedObject.name, QStringLiteral("cm"));
+    }
 }
 
 // The controllers that need leader election are created with the term startLeading() was

@@ -4,6 +4,7 @@
 // read. (The locks against the real apiserver are in tests/e2e/leaderelection.)
 #include <qcm/client/restclient.h>
 #include <qcm/leaderelection/leaselock.h>
+#include <qcm/record/eventrecorder.h>
 
 #include <QtCore/QJsonDocument>
 #include <QtCore/QPointer>
@@ -106,6 +107,21 @@ LeaderElectionRecord mine()
     return record;
 }
 
+// Keeps each Event it records as "<type> <reason> <message> <involvedObject in Go syntax>".
+class RecordingRecorder : public record::EventRecorder
+{
+public:
+    QStringList events;
+
+protected:
+    void generateEvent(const record::ObjectReference &reference, const QMap<QString, QString> &,
+        const QString &type, const QString &reason, const QString &message) override
+    {
+        events << QStringList {type, reason, message, reference.toGoString()}.join(
+            QLatin1Char(' '));
+    }
+};
+
 } // namespace
 
 class tst_ObjectLock : public QObject
@@ -114,18 +130,40 @@ class tst_ObjectLock : public QObject
 
 private slots:
     void lateReplyDoesNotReplaceNewerObject();
+    void eventsAreAboutTheLockObject();
 };
+
+namespace {
+
+// The Lease ns/lock of identity "me", over a RestClient to a HeldServer.
+struct LockOnHeldServer
+{
+    explicit LockOnHeldServer(std::shared_ptr<record::EventRecorder> recorder = nullptr)
+        : client(clientConfig(server))
+        , lock(QStringLiteral("ns"), QStringLiteral("lock"), &client,
+              ResourceLockConfig {QStringLiteral("me"), recorder})
+    { }
+
+    static RestConfig clientConfig(const HeldServer &server)
+    {
+        RestConfig config;
+        config.server = server.url();
+        config.qps = 0;
+        return config;
+    }
+
+    HeldServer server;
+    RestClient client;
+    LeaseLock lock;
+};
+
+} // namespace
 
 void tst_ObjectLock::lateReplyDoesNotReplaceNewerObject()
 {
-    HeldServer server;
-    RestConfig config;
-    config.server = server.url();
-    config.qps = 0;
-    RestClient client(config);
-    ResourceLockConfig lockConfig;
-    lockConfig.identity = QStringLiteral("me");
-    LeaseLock lock(QStringLiteral("ns"), QStringLiteral("lock"), &client, lockConfig);
+    LockOnHeldServer held;
+    HeldServer &server = held.server;
+    LeaseLock &lock = held.lock;
 
     // A get hangs; a newer get answers first, then the old one answers with an older version.
     QFuture<GetResult> abandoned = lock.get();
@@ -161,6 +199,37 @@ void tst_ObjectLock::lateReplyDoesNotReplaceNewerObject()
     QCOMPARE(resourceVersionOf(server.requests[5].body), QStringLiteral("10")); // not 9
     server.reply(5, lease("11", "me"));
     QTRY_VERIFY(next.isFinished());
+}
+
+// client-go's LeaseLock.RecordEvent: a Normal LeaderElection Event "<identity> <event>" about
+// the Lease as last read (uid and resourceVersion included), with its kind and apiVersion;
+// before any read, about the Lease by namespace and name.
+void tst_ObjectLock::eventsAreAboutTheLockObject()
+{
+    auto recorder = std::make_shared<RecordingRecorder>();
+    LockOnHeldServer held(recorder);
+    HeldServer &server = held.server;
+    LeaseLock &lock = held.lock;
+
+    lock.recordEvent(QStringLiteral("stopped leading"));
+    QFuture<GetResult> read = lock.get();
+    QTRY_COMPARE(server.requests.size(), 1);
+    QJsonObject stored = lease("7", "me");
+    QJsonObject metadata = stored.value(QStringLiteral("metadata")).toObject();
+    metadata.insert(QStringLiteral("uid"), QStringLiteral("9b1c"));
+    stored.insert(QStringLiteral("metadata"), metadata);
+    server.reply(0, stored);
+    QTRY_VERIFY(read.isFinished());
+    lock.recordEvent(QStringLiteral("became leader"));
+    QCOMPARE(recorder->events,
+        (QStringList {QStringLiteral(R"(Normal LeaderElection me stopped leading )"
+                                     R"(v1.ObjectReference{Kind:"Lease", Namespace:"ns", )"
+                                     R"(Name:"lock", UID:"", APIVersion:"coordination.k8s.io/v1", )"
+                                     R"(ResourceVersion:"", FieldPath:""})"),
+            QStringLiteral(R"(Normal LeaderElection me became leader )"
+                           R"(v1.ObjectReference{Kind:"Lease", Namespace:"ns", Name:"lock", )"
+                           R"(UID:"9b1c", APIVersion:"coordination.k8s.io/v1", )"
+                           R"(ResourceVersion:"7", FieldPath:""})")}));
 }
 
 QTEST_GUILESS_MAIN(tst_ObjectLock)

@@ -420,7 +420,7 @@ void tst_SampleController::runsOnInformerEvents()
 }
 
 // What the plugin creates (FooController(context)) records its Events with the context's
-// recorder (eventRecorderFor()).
+// recorder (eventRecorderFor()); a context without one is refused with the reason.
 void tst_SampleController::eventsGoToTheContextsRecorder()
 {
     Fixture f;
@@ -429,9 +429,17 @@ void tst_SampleController::eventsGoToTheContextsRecorder()
     d.setOwnerReferences({}); // someone else's: the Warning comes before any write
     f.seedFoos({foo});
     f.seedDeployments({d});
-    auto recorder = std::make_shared<record::FakeRecorder>(true);
     ControllerContext context
         = testContext(QStringLiteral("sample-controller"), f.informers, f.clock, f.registry);
+    try {
+        FooController refused(context);
+        QFAIL("a context without an event recorder was accepted");
+    } catch (const std::invalid_argument &e) {
+        QCOMPARE(QString::fromUtf8(e.what()),
+            QStringLiteral("this controller records Events, and its context has no event "
+                           "recorder (ControllerContext::eventRecorder())"));
+    }
+    auto recorder = std::make_shared<record::FakeRecorder>(true);
     context.setEventRecorder(recorder);
     FooController c(context);
     QVERIFY(startInformers(f.informers));

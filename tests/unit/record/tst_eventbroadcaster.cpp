@@ -1,14 +1,17 @@
 // EventBroadcaster and its recorders, writing to a fake sink on a fake clock: client-go's
 // event_test.go (TestNonRacyShutdown, TestEventf, TestWriteEventError, TestUpdateExpiredEvent,
 // TestCancelEvent, TestLotsOfEvents, TestEventfNoNamespace, TestMultiSinkCache), plus the
-// retry sleeps, the bounded queue, type validation and the consumers' lifecycle.
+// retry sleeps, the bounded queue, type validation, the consumers' lifecycle, and flushing and
+// a bounded shutdown (what a process does before it exits).
 #include "recordtestsupport.h"
 
 #include <qcm/record/eventbroadcaster.h>
 
+#include <QtCore/QElapsedTimer>
 #include <QtTest/QtTest>
 
 #include <future>
+#include <mutex>
 #include <thread>
 
 using namespace qcm;
@@ -41,6 +44,9 @@ private slots:
     void shutdownFromInsideAHandler();
     void handlerExceptionIsCaught();
     void recorderOutlivesBroadcaster();
+    void flushWritesWhatIsQueued();
+    void flushTimesOutOnAWriteThatHangs();
+    void shutdownWithTimeoutLeavesAHungWrite();
 };
 
 namespace {
@@ -786,6 +792,131 @@ void tst_EventBroadcaster::recorderOutlivesBroadcaster()
     QTest::ignoreMessage(
         QtWarningMsg, QRegularExpression(QStringLiteral("^Unable to start an event watcher")));
     QVERIFY(caster.startEventWatcher([](const Event &) {}).isStopped());
+}
+
+// flush() waits until the sink has written every Event recorded before it; shutdown() alone
+// would discard what is still queued.
+void tst_EventBroadcaster::flushWritesWhatIsQueued()
+{
+    std::atomic<int> created {0};
+    auto sink = std::make_shared<FakeSink>();
+    sink->onCreate = [&](const Event &e) -> SinkResult {
+        std::this_thread::sleep_for(std::chrono::milliseconds(5)); // a round trip
+        ++created;
+        return e;
+    };
+    std::atomic<int> logged {0};
+    FakeClock clock;
+    EventBroadcaster caster(optionsFor(&clock));
+    caster.startRecordingToSink(sink);
+    caster.startEventWatcher([&](const Event &) { ++logged; });
+    auto recorder = caster.newRecorder(TestSource);
+    constexpr int Events = 40;
+    for (int i = 0; i < Events; ++i)
+        recorder->event(uniqueRef(QStringLiteral("e-%1").arg(i)), EventTypeNormal,
+            QStringLiteral("R%1").arg(i), QStringLiteral("m"));
+    QVERIFY(created.load() < Events); // still queued: the sink is slower than the recorder
+    QVERIFY(caster.flush(std::chrono::seconds(30)));
+    QCOMPARE(created.load(), Events);
+    QCOMPARE(logged.load(), Events);
+    QVERIFY(caster.shutdown(std::chrono::seconds(5)));
+    QCOMPARE(created.load(), Events);
+    QVERIFY(caster.flush(Duration::zero())); // no consumer left: nothing to wait for
+}
+
+namespace {
+
+// A sink whose create() does not return until release(): a write to an API server that hangs.
+// Its handler holds only shared state, so the consumer's thread may outlive this object;
+// release() also runs on destruction, so that a failed check never leaves a write hanging.
+struct HungWrite
+{
+    struct State
+    {
+        std::promise<void> entered;
+        std::promise<void> release;
+        std::shared_future<void> released = release.get_future().share();
+        std::promise<void> finished;
+        std::once_flag releasedOnce;
+    };
+
+    HungWrite() : state(std::make_shared<State>()), sink(std::make_shared<FakeSink>())
+    {
+        sink->onCreate = [state = state](const Event &e) -> SinkResult {
+            state->entered.set_value();
+            state->released.wait();
+            state->finished.set_value();
+            return e;
+        };
+    }
+    ~HungWrite() { release(); }
+    HungWrite(const HungWrite &) = delete;
+    HungWrite &operator=(const HungWrite &) = delete;
+
+    // Records an Event through `caster` and waits until its consumer is inside the write.
+    void start(EventBroadcaster &caster)
+    {
+        std::future<void> entered = state->entered.get_future();
+        caster.newRecorder(TestSource)
+            ->event(uniqueRef(QStringLiteral("hangs")), EventTypeNormal, QStringLiteral("R"),
+                QStringLiteral("m"));
+        entered.wait();
+    }
+    void release()
+    {
+        std::call_once(state->releasedOnce, [this] { state->release.set_value(); });
+    }
+
+    std::shared_ptr<State> state;
+    std::shared_ptr<FakeSink> sink;
+};
+
+} // namespace
+
+// A write that does not return: flush() gives up at its timeout, and succeeds once the write
+// returns.
+void tst_EventBroadcaster::flushTimesOutOnAWriteThatHangs()
+{
+    FakeClock clock;
+    EventBroadcaster caster(optionsFor(&clock));
+    HungWrite hung; // destroyed first: the write returns before the broadcaster joins
+    caster.startRecordingToSink(hung.sink);
+    hung.start(caster);
+    QElapsedTimer timer;
+    timer.start();
+    QVERIFY(!caster.flush(std::chrono::milliseconds(100)));
+    QVERIFY(timer.elapsed() >= 90);
+    QVERIFY(timer.elapsed() < 5000);
+    hung.release();
+    QVERIFY(caster.flush(std::chrono::seconds(30)));
+}
+
+// shutdown(timeout) does not wait longer than its timeout for a write that does not return:
+// the consumer's thread is left to finish it, holding its sink, and then ends on its own.
+void tst_EventBroadcaster::shutdownWithTimeoutLeavesAHungWrite()
+{
+    FakeClock clock;
+    HungWrite hung;
+    std::future<void> writeFinished = hung.state->finished.get_future();
+    std::weak_ptr<FakeSink> sinkAlive = hung.sink;
+    {
+        EventBroadcaster caster(optionsFor(&clock));
+        caster.startRecordingToSink(std::move(hung.sink));
+        hung.start(caster);
+        QElapsedTimer timer;
+        timer.start();
+        QVERIFY(!caster.shutdown(std::chrono::milliseconds(100)));
+        QVERIFY(timer.elapsed() < 5000);
+        QVERIFY(sinkAlive.lock()); // the thread still has it
+    } // the destructor's shutdown() has nothing left to wait for
+    hung.release();
+    QCOMPARE(writeFinished.wait_for(std::chrono::seconds(30)), std::future_status::ready);
+    QTRY_VERIFY(!sinkAlive.lock()); // released once the thread ended
+
+    // A broadcaster whose consumers are idle shuts down within the timeout.
+    EventBroadcaster idle(optionsFor(&clock));
+    idle.startRecordingToSink(std::make_shared<FakeSink>());
+    QVERIFY(idle.shutdown(std::chrono::seconds(5)));
 }
 
 QTEST_GUILESS_MAIN(tst_EventBroadcaster)

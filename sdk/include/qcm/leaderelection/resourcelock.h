@@ -32,7 +32,12 @@
 #include <QtCore/QObject>
 
 #include <functional>
+#include <memory>
 #include <optional>
+
+namespace qcm::record {
+class EventRecorder;
+}
 
 namespace qcm::leaderelection {
 
@@ -48,15 +53,15 @@ using GetResult = Result<ObservedRecord, client::Status>;
 // The outcome of create() and update(): nothing, or the error.
 using WriteResult = std::optional<client::Status>;
 
-// Writes an event about the lock ("became leader", "stopped leading"); client-go records a
-// Kubernetes Event with reason LeaderElection. Null: the lock logs the message instead.
-using EventRecorder = std::function<void(const QString &message)>;
-
 struct ResourceLockConfig
 {
     // Unique among the candidates. Empty: newResourceLock() fills in defaultIdentity().
     QString identity;
-    EventRecorder eventRecorder;
+    // Records the lock's events ("became leader", "stopped leading") as client-go's
+    // RecordEvent: a Normal Event with reason LeaderElection and message "<identity>
+    // <event>" about the lock's object (as last read or written: its uid and resourceVersion
+    // included). Null: the lock logs the message instead.
+    std::shared_ptr<record::EventRecorder> eventRecorder;
 };
 
 class QCM_SDK_EXPORT ResourceLock : public QObject
@@ -73,7 +78,7 @@ public:
     virtual QFuture<WriteResult> create(const LeaderElectionRecord &record) = 0;
     // Writes `record` over the object last read or written, at that resourceVersion.
     virtual QFuture<WriteResult> update(const LeaderElectionRecord &record) = 0;
-    // "<identity> <message>", as client-go's RecordEvent.
+    // "<identity> <message>", as client-go's RecordEvent (ResourceLockConfig::eventRecorder).
     virtual void recordEvent(const QString &message) = 0;
     virtual QString identity() const = 0;
     // "namespace/name", for messages.

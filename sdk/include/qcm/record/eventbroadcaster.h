@@ -24,7 +24,9 @@
 // shutdown() (also run by the destructor) stops accepting Events, cuts retry sleeps short,
 // lets each consumer finish the Event in hand (one try, no retry: client-go's "only try to
 // record an event in a sink once"), discards what is still queued, and joins the threads.
-// A recorder that outlives its broadcaster logs and drops what it records.
+// A recorder that outlives its broadcaster logs and drops what it records. To write what is
+// queued before shutting down (a process that exits), flush() first; shutdown(timeout) bounds
+// the wait for a write in hand that does not return.
 //
 // Thread safety: every method is safe from any thread, a consumer's own handler included
 // (shutdown() there does not wait for that consumer, whose thread ends once the handler
@@ -95,6 +97,19 @@ public:
 
     // See above. Idempotent.
     void shutdown();
+    // shutdown(), waiting at most `timeout` (real time) for each consumer's thread. A thread
+    // still busy then (a sink write that does not return: give the REST client a timeout, or
+    // do this) is left to finish on its own, and keeps its consumer, the sink included, alive
+    // until it does; false is returned. Whatever that sink uses (the REST client) must then
+    // stay alive, or the process end without destroying it.
+    bool shutdown(Duration timeout);
+    // Waits until every consumer has handled each Event recorded before the call (written to
+    // its sink or given up after its tries, handed to its handler, logged), at most `timeout`
+    // (real time: a retry sleeping on a FakeClock does not end by itself). True if all were;
+    // false on the timeout or when a consumer was stopped first. Events recorded meanwhile
+    // are not waited for; nothing is stopped. Called from a consumer's handler, that consumer
+    // cannot be waited for, and the result is false.
+    bool flush(Duration timeout);
 
 private:
     std::shared_ptr<detail::BroadcasterCore> d;
