@@ -17,6 +17,12 @@ fixture-optional (runs on every replica).
   readyz           /readyz goes through its transitions: a service account that may not list
                    ConfigMaps keeps the informers from syncing (500, informer-sync failing,
                    while /livez is 200); once RBAC allows it, /readyz turns 200.
+  reload_two_replicas
+                   two replicas and a SIGHUP reload that enables fixture-labelled (needs leader
+                   election): on the leader it starts and works (qcm_plugin_state running, its
+                   annotation lands), on the follower it waits on standby (loaded, /readyz 200);
+                   SIGTERM the leader, and the other replica runs the reloaded set
+                   (fixture-configmaps and fixture-labelled both work there).
   lease_events     the LeaderElection Events kube-controller-manager writes on its lease:
                    "<identity> became leader" from the leader, source component qcm, about the
                    Lease (its uid), read with kubectl get events; and "<identity> stopped
@@ -43,6 +49,7 @@ from lecluster import Cluster  # noqa: E402
 
 CONFIGMAPS = "fixture-configmaps"
 OPTIONAL = "fixture-optional"
+LABELLED = "fixture-labelled"
 FAILOVER_LIMIT = 3.0
 
 
@@ -58,7 +65,7 @@ class Env:
         self.workdir = pathlib.Path(tempfile.mkdtemp(prefix="qcm-serving-e2e-"))
         plugins = self.workdir / "plugins"
         plugins.mkdir()
-        for name in (CONFIGMAPS, OPTIONAL):
+        for name in (CONFIGMAPS, OPTIONAL, LABELLED):
             shutil.copy(pathlib.Path(args.plugins) / f"lib{name}.so", plugins)
         self.processes = []
 
@@ -300,6 +307,77 @@ def readyz(env):
         env.cluster.kubectl("delete", "namespace", ns, "--wait=false", check=False)
 
 
+def labelled_settings(ns, value):
+    return (f"  {LABELLED}:\n"
+            f"    settings: {{labelSelector: \"qcm-e2e={ns}\", annotation: qcm.io/labelled, "
+            f"value: {value}}}\n")
+
+
+def reload_two_replicas(env):
+    ns = env.cluster.create_namespace("e2e-reload2")
+    lock = "qcm-e2e-reload"
+    cluster_dir = env.cluster.dir
+
+    def replica_config(value):
+        return qcmhost.config(cluster_dir, controllers=("*", f"-{LABELLED}", OPTIONAL),
+                              lock_namespace=ns, lock_name=lock,
+                              controller_config=configmaps_settings(ns, value)
+                              + labelled_settings(ns, value))
+
+    a = env.qcm("reload-a", replica_config("a"))
+    a.wait_for(f"{CONFIGMAPS} running on a", lambda: a.plugin_state(CONFIGMAPS) == "running", 30)
+    b = env.qcm("reload-b", replica_config("b"))
+    b.wait_for("/readyz 200 on standby", lambda: b.get("/readyz")[0] == 200, 30)
+    for q in (a, b):
+        check(q.plugin_state(LABELLED) == "discovered",
+              f"{q.name}: {LABELLED} is {q.plugin_state(LABELLED)} before the reload")
+    env.configmap(ns, "before")
+    env.wait("annotation a", lambda: env.annotation(ns, "before") == "a", 30)
+    check(env.annotation(ns, "before", "qcm.io/labelled") is None, "labelled ran while disabled")
+
+    # The edit and SIGHUP, on both replicas. (The file watch may see the edit first: either
+    # way one reload applies it.)
+    for q in (a, b):
+        text = q.config_file.read_text().replace(f'"-{LABELLED}", ', "")
+        check(f"-{LABELLED}" not in text, text)
+        q.config_file.write_text(text)
+        q.signal(signal.SIGHUP)
+    a.wait_for(f"{LABELLED} running on the leader",
+               lambda: a.plugin_state(LABELLED) == "running", 30)
+    check(qcmhost.metric(a.metrics(), "qcm_plugin_state", plugin=LABELLED, state="running") == 1,
+          "qcm_plugin_state")
+    b.wait_for(f"{LABELLED} on standby on the follower",
+               lambda: "applied: enabled: " + LABELLED in b.log(), 30)
+    check(b.plugin_state(LABELLED) == "loaded",
+          f"b: {LABELLED} is {b.plugin_state(LABELLED)}, not on standby")
+    check(b.plugin_state(CONFIGMAPS) == "loaded", f"b: {CONFIGMAPS} is {b.plugin_state(CONFIGMAPS)}")
+    status, body = b.get("/readyz?verbose")
+    check(status == 200 and f"[+]{LABELLED} ok" in body, f"b /readyz: {status} {body}")
+    for q in (a, b):
+        check("reloading (SIGHUP)" in q.log(), f"{q.name}: no SIGHUP reload:\n{q.log()}")
+    # Behaviour: the leader's fixture-labelled annotates, and only the leader's.
+    env.configmap(ns, "after-reload")
+    env.wait("labelled annotation a",
+             lambda: env.annotation(ns, "after-reload", "qcm.io/labelled") == "a", 30)
+    check(env.annotation(ns, "after-reload") == "a", "configmaps annotation")
+    check(not any(name == "qcm_reconcile_total" and dict(labels).get("controller") == LABELLED
+                  for name, labels in b.metrics()), "the follower reconciled")
+
+    # SIGTERM the leader: b runs the reloaded set.
+    a.signal(signal.SIGTERM)
+    check(a.wait(30) == 0, f"a exited badly:\n{a.log()}")
+    b.wait_for("both running on b", lambda: b.plugin_state(CONFIGMAPS) == "running"
+               and b.plugin_state(LABELLED) == "running", 30)
+    env.configmap(ns, "after-failover")
+    env.wait("annotations b", lambda: env.annotation(ns, "after-failover") == "b"
+             and env.annotation(ns, "after-failover", "qcm.io/labelled") == "b", 30)
+    b.signal(signal.SIGTERM)
+    check(b.wait(30) == 0, f"b exited badly:\n{b.log()}")
+    env.cluster.kubectl("delete", "namespace", ns, "--wait=false")
+    print("reload_two_replicas: enabled on the leader, standby on the follower, "
+          "the reloaded set after failover", flush=True)
+
+
 def lease_events(env):
     lock = "qcm-e2e-events"
     ns, q = single_leader(env, "lease-events", lock, "e")
@@ -332,7 +410,7 @@ def lease_events(env):
 
 SCENARIOS = {"two_replicas": two_replicas, "loss_run_or_die": loss_run_or_die,
              "loss_rejoin": loss_rejoin, "readyz": readyz,
-             "lease_events": lease_events}
+             "reload_two_replicas": reload_two_replicas, "lease_events": lease_events}
 
 
 def main():
