@@ -2,10 +2,12 @@
 
 #include <qcm/cache/deltafifo.h>
 #include <qcm/cache/realfifo.h>
+#include <qcm/detail/exceptiontext.h>
 
 #include "../core/deleteinownthread_p.h"
 
 #include <QtCore/QEventLoop>
+#include <QtCore/QLoggingCategory>
 #include <QtCore/QPointer>
 #include <QtCore/QTimer>
 
@@ -16,6 +18,7 @@ using namespace std::chrono_literals;
 
 namespace {
 constexpr Duration MinimumResyncPeriod = 1s; // client-go's minimumResyncPeriod
+Q_LOGGING_CATEGORY(lcInformer, "qcm.cache.informer")
 } // namespace
 
 bool HandlerRegistration::hasSynced() const
@@ -78,7 +81,16 @@ bool HandlerRegistration::deliverPending()
     for (const Notification &notification : batch) {
         if (isRemoved())
             break;
-        deliver(notification);
+        // A handler that throws must not lose the rest of the batch or leave the registration
+        // scheduled forever (the Controller base class also guards its own handlers, and
+        // counts what they throw).
+        try {
+            deliver(notification);
+        } catch (...) {
+            qCWarning(lcInformer).noquote()
+                << QStringLiteral("an event handler threw: %1")
+                       .arg(detail::exceptionText(std::current_exception()));
+        }
     }
     std::lock_guard lock(m_pendingMutex);
     if (isRemoved())

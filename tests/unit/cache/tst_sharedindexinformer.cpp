@@ -61,6 +61,7 @@ private slots:
     void waitForCacheSyncWithSignals();
     void relistDeletesWithTombstones();
     void addIndexersAfterStart();
+    void throwingHandlerKeepsReceiving();
 };
 
 void tst_SharedIndexInformer::initialListThenEvents()
@@ -289,6 +290,36 @@ void tst_SharedIndexInformer::addIndexersAfterStart()
     w->push(watchEvent(WatchEvent::Type::Added, cm(QStringLiteral("ab"), QStringLiteral("11"))));
     QTRY_COMPARE(
         informer.indexer().indexKeys(QStringLiteral("letter"), QStringLiteral("a"))->size(), 2);
+    informer.stop();
+}
+
+// Notifications are delivered in batches; a handler that throws loses only the notification
+// it threw on, and keeps receiving the rest of the batch and later ones.
+void tst_SharedIndexInformer::throwingHandlerKeepsReceiving()
+{
+    qcm::FakeClock clock;
+    FakeListerWatcher lw;
+    lw.lists.push_back(listOf(
+        {cm(QStringLiteral("a"), QStringLiteral("5")), cm(QStringLiteral("b"), QStringLiteral("6")),
+            cm(QStringLiteral("c"), QStringLiteral("7"))},
+        QStringLiteral("10")));
+    auto w = lw.scriptWatch();
+    SharedIndexInformer informer(&lw, informerOptions(&clock));
+    QStringList seen;
+    ResourceEventHandler handler;
+    handler.onAdd = [&](const Object &o, bool) {
+        seen << o.key();
+        if (o.name() == QLatin1String("a"))
+            throw std::runtime_error("handler bug");
+    };
+    auto registration = informer.addEventHandler(this, handler);
+    QTest::ignoreMessage(QtWarningMsg, "an event handler threw: handler bug");
+    informer.start();
+    QTRY_COMPARE(seen,
+        (QStringList {QStringLiteral("ns/a"), QStringLiteral("ns/b"), QStringLiteral("ns/c")}));
+    w->push(watchEvent(WatchEvent::Type::Added, cm(QStringLiteral("d"), QStringLiteral("12"))));
+    QTRY_COMPARE(seen.size(), 4);
+    QCOMPARE(seen.last(), QStringLiteral("ns/d"));
     informer.stop();
 }
 
