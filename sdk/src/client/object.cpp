@@ -69,6 +69,7 @@ Object::Object(Object &&other) noexcept
     : m_identity(std::move(other.m_identity)), m_jsonLent(other.m_jsonLent)
 {
     m_json.swap(other.m_json);
+    other.m_identity.hasName = false; // the moved-from Object is empty: no name, no key
 }
 
 Object &Object::operator=(Object &&other) noexcept

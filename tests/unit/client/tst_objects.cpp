@@ -122,6 +122,11 @@ void tst_Objects::identityFollowsTheJson()
     QCOMPARE(assigned.key(), QStringLiteral("v"));
     Object moved(std::move(assigned));
     QCOMPARE(moved.key(), QStringLiteral("v"));
+    QVERIFY(moved.hasName());
+    Object target(json);
+    target = std::move(moved);
+    QCOMPARE(target.key(), QStringLiteral("v"));
+    QVERIFY(target.hasName());
 
     // No metadata, or metadata that is not an object.
     QCOMPARE(Object(QJsonObject {{QStringLiteral("metadata"), 3}}).key(), QString());
