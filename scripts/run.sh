@@ -10,13 +10,22 @@
 #   * The sample-controller's Foo CRD is applied (kubectl apply is idempotent).
 #   * qcm runs in the foreground with the root controller-manager.yaml (the three sample
 #     plugins from build/plugins, leader election on). Ctrl-C stops it gracefully.
+#   * For tests (tests/e2e/run/test_run_sh.sh): QCM_RUN_SKIP_BUILD=1 skips the install and
+#     build steps, and QCM_RUN_BUILD_DIR=DIR runs DIR/app/qcm with the plugins of DIR/plugins.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$here"
-scripts/setup.sh
-scripts/build.sh build
+build_dir="${QCM_RUN_BUILD_DIR:-build}"
+if [[ ${QCM_RUN_SKIP_BUILD:-0} != 1 ]]; then
+    scripts/setup.sh
+    scripts/build.sh "$build_dir"
+fi
+plugin_args=()
+[[ -n ${QCM_RUN_BUILD_DIR:-} ]] && plugin_args=(--plugin-dir "$build_dir/plugins")
 
-read -r _apiserver _etcd kubectl < <(tests/e2e/cluster/build-binaries.sh | tr '\n' ' ')
+# build-binaries.sh prints the kube-apiserver, etcd and kubectl paths, one per line.
+mapfile -t binaries < <(tests/e2e/cluster/build-binaries.sh)
+kubectl="${binaries[2]:?tests/e2e/cluster/build-binaries.sh printed no kubectl path}"
 if [[ -n ${KUBECONFIG:-} ]]; then
     kubeconfig="${KUBECONFIG%%:*}"
     echo "run: using the cluster of $kubeconfig"
@@ -31,4 +40,5 @@ fi
 "$kubectl" --kubeconfig "$kubeconfig" apply \
     -f plugins/sample-controller/artifacts/crd-status-subresource.yaml
 # Not exec: the trap stops the local cluster once qcm has exited.
-build/app/qcm --kubeconfig "$kubeconfig" --config controller-manager.yaml "$@"
+"$build_dir/app/qcm" --kubeconfig "$kubeconfig" --config controller-manager.yaml \
+    "${plugin_args[@]}" "$@"
