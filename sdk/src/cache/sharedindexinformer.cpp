@@ -124,30 +124,24 @@ void HandlerRegistration::deliver(const Notification &n)
     }
 }
 
-namespace {
-
-// One queued invocation on the registration, which lives in its receiver's thread; it delivers
-// everything buffered by then, and schedules itself again if more came in meanwhile (so that
-// the receiver's event loop gets to run between batches).
-void scheduleDelivery(const std::shared_ptr<HandlerRegistration> &registration,
-    bool (*deliverPending)(HandlerRegistration &))
+// The receiver's event loop gets to run between batches: a delivery that finds more buffered
+// schedules another one instead of looping.
+void SharedIndexInformer::scheduleDelivery(const std::shared_ptr<HandlerRegistration> &registration)
 {
     QMetaObject::invokeMethod(
         registration.get(),
-        [weak = std::weak_ptr<HandlerRegistration>(registration), deliverPending] {
-            if (auto r = weak.lock(); r && deliverPending(*r))
-                scheduleDelivery(r, deliverPending);
+        [weak = std::weak_ptr<HandlerRegistration>(registration)] {
+            if (auto r = weak.lock(); r && r->deliverPending())
+                scheduleDelivery(r);
         },
         Qt::QueuedConnection);
 }
-
-} // namespace
 
 void SharedIndexInformer::post(const std::shared_ptr<HandlerRegistration> &registration,
     HandlerRegistration::Notification notification)
 {
     if (registration->enqueue(std::move(notification)))
-        scheduleDelivery(registration, [](HandlerRegistration &r) { return r.deliverPending(); });
+        scheduleDelivery(registration);
 }
 
 std::shared_ptr<HandlerRegistration> SharedIndexInformer::addEventHandler(

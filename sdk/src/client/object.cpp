@@ -75,8 +75,7 @@ Object::Object(Object &&other) noexcept
 Object &Object::operator=(Object &&other) noexcept
 {
     m_json.swap(other.m_json);
-    std::swap(m_identity.key, other.m_identity.key);
-    std::swap(m_identity.hasName, other.m_identity.hasName);
+    std::swap(m_identity, other.m_identity);
     std::swap(m_jsonLent, other.m_jsonLent);
     return *this;
 }
