@@ -394,6 +394,13 @@ void tst_SampleController::runsOnInformerEvents()
     orphan.setOwnerReferences({});
     f.client->add(Deployments, orphan);
     f.informers.watch(Deployments)->push(watchEvent(WatchEvent::Type::Added, orphan));
+    // The Deployment informer runs on its own thread: until its cache holds the orphan, a sync
+    // of default/other would try to create the Deployment (AlreadyExists, no Event).
+    QTRY_VERIFY(f.informers.factory()
+                    ->informerFor(Deployments)
+                    ->lister()
+                    .get(QStringLiteral("default"), QStringLiteral("other-deployment"))
+                    .has_value());
     const Object other = newFoo(QStringLiteral("other"), 1);
     f.client->add(Foos, other);
     QTest::ignoreMessage(QtWarningMsg,
