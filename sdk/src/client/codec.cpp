@@ -1,15 +1,116 @@
 #include <qcm/client/codec.h>
 
+#include "rawobject.h"
+
+#include <QtCore/QJsonArray>
 #include <QtCore/QJsonDocument>
 
+#include <vector>
+
 namespace qcm::client {
+
+using detail::JsonScanner;
+
+namespace {
+
+Error decodeError(const QString &reason)
+{
+    return Error {{}, {}, reason};
+}
+
+std::optional<WatchEvent::Type> watchEventType(QStringView name)
+{
+    for (auto type : {WatchEvent::Type::Added, WatchEvent::Type::Modified,
+             WatchEvent::Type::Deleted, WatchEvent::Type::Bookmark, WatchEvent::Type::Error})
+        if (name == QLatin1StringView(WatchEvent::typeName(type)))
+            return type;
+    return std::nullopt;
+}
+
+// The event once its type and object are known: shared by both codecs. `object` makes the
+// Object (the tree or the raw bytes); `status` the Status of an ERROR event.
+template<typename MakeObject, typename MakeStatus>
+Result<WatchEvent> watchEvent(
+    const QString &type, bool hasObject, MakeObject &&object, MakeStatus &&status)
+{
+    if (!hasObject)
+        return decodeError(QStringLiteral("no \"object\" in a %1 event")
+                               .arg(type.isEmpty() ? QStringLiteral("typeless") : type));
+    const std::optional<WatchEvent::Type> t = watchEventType(type);
+    if (!t)
+        return decodeError(QStringLiteral("unknown event type \"%1\"").arg(type));
+    WatchEvent event;
+    event.type = *t;
+    if (event.type == WatchEvent::Type::Error)
+        event.status = status();
+    else
+        event.object = object();
+    return event;
+}
+
+QString itemKindOf(const QString &listKind)
+{
+    return listKind.endsWith(QLatin1String("List")) ? listKind.chopped(4) : listKind;
+}
+
+} // namespace
 
 Codec::~Codec() = default;
 
 const Codec *Codec::defaultCodec()
 {
-    static const QtJsonCodec codec;
+    static const LazyJsonCodec codec;
     return &codec;
+}
+
+Result<Object> Codec::decodeObject(const QByteArray &bytes) const
+{
+    auto json = decode(bytes);
+    if (!json)
+        return json.error();
+    return Object(std::move(*json));
+}
+
+Result<ObjectList> Codec::decodeList(const QByteArray &bytes) const
+{
+    auto json = decode(bytes);
+    if (!json)
+        return json.error();
+    ObjectList list;
+    list.apiVersion = json->value(QStringLiteral("apiVersion")).toString();
+    list.kind = json->value(QStringLiteral("kind")).toString();
+    const QJsonObject meta = json->value(QStringLiteral("metadata")).toObject();
+    list.resourceVersion = meta.value(QStringLiteral("resourceVersion")).toString();
+    list.continueToken = meta.value(QStringLiteral("continue")).toString();
+    if (meta.contains(QStringLiteral("remainingItemCount")))
+        list.remainingItemCount
+            = qint64(meta.value(QStringLiteral("remainingItemCount")).toDouble());
+    const QString itemKind = itemKindOf(list.kind);
+    const QJsonArray items = json->value(QStringLiteral("items")).toArray();
+    list.items.reserve(items.size());
+    for (qsizetype i = 0; i < items.size(); ++i) {
+        if (!items.at(i).isObject())
+            return decodeError(QStringLiteral("items[%1] is not an object").arg(i));
+        Object object(items.at(i).toObject());
+        if (object.apiVersion().isEmpty())
+            object.setApiVersion(list.apiVersion);
+        if (object.kind().isEmpty())
+            object.setKind(itemKind);
+        list.items.append(std::move(object));
+    }
+    return list;
+}
+
+Result<WatchEvent> Codec::decodeWatchEvent(QByteArrayView frame) const
+{
+    auto json = decode(frame.toByteArray());
+    if (!json)
+        return json.error();
+    const QJsonValue object = json->value(QStringLiteral("object"));
+    return watchEvent(
+        json->value(QStringLiteral("type")).toString(), object.isObject(),
+        [&] { return Object(object.toObject()); },
+        [&] { return Status::fromJson(object.toObject()); });
 }
 
 Result<QJsonObject> QtJsonCodec::decode(const QByteArray &bytes) const
@@ -17,18 +118,163 @@ Result<QJsonObject> QtJsonCodec::decode(const QByteArray &bytes) const
     QJsonParseError error;
     const QJsonDocument doc = QJsonDocument::fromJson(bytes, &error);
     if (error.error != QJsonParseError::NoError)
-        return Error {{}, {},
-            QStringLiteral("invalid JSON at offset %1: %2")
-                .arg(error.offset)
-                .arg(error.errorString())};
+        return decodeError(QStringLiteral("invalid JSON at offset %1: %2")
+                               .arg(error.offset)
+                               .arg(error.errorString()));
     if (!doc.isObject())
-        return Error {{}, {}, QStringLiteral("expected a JSON object")};
+        return decodeError(QStringLiteral("expected a JSON object"));
     return doc.object();
 }
 
 QByteArray QtJsonCodec::encode(const QJsonObject &object) const
 {
     return QJsonDocument(object).toJson(QJsonDocument::Compact);
+}
+
+namespace {
+
+// Scans the object at the cursor into a RawObject holding a copy of its bytes (or `whole`
+// itself when the object is all of it).
+std::shared_ptr<detail::RawObject> scanRaw(
+    JsonScanner &scanner, int depth, const QByteArray *whole = nullptr)
+{
+    auto raw = std::make_shared<detail::RawObject>();
+    scanner.skipSpace();
+    const char *begin = scanner.cursor();
+    if (!scanner.indexObject(raw->index, depth))
+        return nullptr;
+    const qsizetype size = scanner.cursor() - begin;
+    if (whole && begin == whole->constData() && size == whole->size())
+        raw->text = *whole;
+    else
+        raw->text = QByteArray(begin, size);
+    return raw;
+}
+
+// A string member's value at the cursor; empty if the value is not a string.
+QString scanStringValue(JsonScanner &scanner, int depth)
+{
+    if (!scanner.peek('"')) {
+        scanner.skipValue(depth);
+        return QString();
+    }
+    const char *begin = scanner.cursor();
+    if (!scanner.scanString())
+        return QString();
+    return detail::decodeJsonString(QByteArrayView(begin, scanner.cursor() - begin));
+}
+
+// Trailing bytes after the document are an error, as in Qt's reader.
+bool endOfDocument(JsonScanner &scanner)
+{
+    return scanner.atEnd()
+        || scanner.fail(scanner.cursor(), QStringLiteral("garbage after the JSON object"));
+}
+
+} // namespace
+
+Result<Object> LazyJsonCodec::decodeObject(const QByteArray &bytes) const
+{
+    JsonScanner scanner(bytes);
+    std::shared_ptr<detail::RawObject> raw = scanRaw(scanner, 0, &bytes);
+    if (!raw || !endOfDocument(scanner))
+        return decodeError(scanner.errorMessage());
+    return detail::RawObjectAccess::make(std::move(raw));
+}
+
+Result<ObjectList> LazyJsonCodec::decodeList(const QByteArray &bytes) const
+{
+    JsonScanner scanner(bytes);
+    ObjectList list;
+    std::vector<std::shared_ptr<detail::RawObject>> items;
+    QByteArrayView key;
+    QByteArray storage;
+    for (bool first = true; scanner.nextMember(key, storage, first); first = false) {
+        if (key == "apiVersion") {
+            list.apiVersion = scanStringValue(scanner, 1);
+        } else if (key == "kind") {
+            list.kind = scanStringValue(scanner, 1);
+        } else if (key == "metadata" && scanner.peek('{')) {
+            list.resourceVersion.clear();
+            list.continueToken.clear();
+            list.remainingItemCount.reset();
+            QByteArrayView metaKey;
+            QByteArray metaStorage;
+            for (bool m = true; scanner.nextMember(metaKey, metaStorage, m, 1); m = false) {
+                if (metaKey == "resourceVersion") {
+                    list.resourceVersion = scanStringValue(scanner, 2);
+                } else if (metaKey == "continue") {
+                    list.continueToken = scanStringValue(scanner, 2);
+                } else if (metaKey == "remainingItemCount") {
+                    const char *begin = scanner.cursor();
+                    if (scanner.skipValue(2)) {
+                        const QByteArrayView number(begin, scanner.cursor() - begin);
+                        bool ok = false;
+                        const qint64 n = number.toLongLong(&ok);
+                        list.remainingItemCount = ok ? n : qint64(number.toDouble());
+                    }
+                } else {
+                    scanner.skipValue(2);
+                }
+            }
+        } else if (key == "items" && scanner.peek('[')) {
+            items.clear();
+            for (bool e = true; scanner.nextElement(e, 1); e = false) {
+                if (!scanner.peek('{')) {
+                    scanner.fail(scanner.cursor(),
+                        QStringLiteral("items[%1] is not an object").arg(items.size()));
+                    break;
+                }
+                std::shared_ptr<detail::RawObject> raw = scanRaw(scanner, 2);
+                if (!raw)
+                    break;
+                items.push_back(std::move(raw));
+            }
+        } else {
+            scanner.skipValue(1);
+        }
+        if (scanner.failed())
+            break;
+    }
+    if (scanner.failed() || !endOfDocument(scanner))
+        return decodeError(scanner.errorMessage());
+    const QString itemKind = itemKindOf(list.kind);
+    list.items.reserve(qsizetype(items.size()));
+    for (std::shared_ptr<detail::RawObject> &raw : items) {
+        raw->defaultApiVersion = list.apiVersion;
+        raw->defaultKind = itemKind;
+        list.items.append(detail::RawObjectAccess::make(std::move(raw)));
+    }
+    return list;
+}
+
+Result<WatchEvent> LazyJsonCodec::decodeWatchEvent(QByteArrayView frame) const
+{
+    JsonScanner scanner(frame);
+    QString type;
+    std::shared_ptr<detail::RawObject> object;
+    QByteArrayView key;
+    QByteArray storage;
+    for (bool first = true; scanner.nextMember(key, storage, first); first = false) {
+        if (key == "type") {
+            type = scanStringValue(scanner, 1);
+        } else if (key == "object") {
+            object.reset();
+            if (scanner.peek('{'))
+                object = scanRaw(scanner, 1);
+            else
+                scanner.skipValue(1);
+        } else {
+            scanner.skipValue(1);
+        }
+        if (scanner.failed())
+            break;
+    }
+    if (scanner.failed() || !endOfDocument(scanner))
+        return decodeError(scanner.errorMessage());
+    return watchEvent(
+        type, object != nullptr, [&] { return detail::RawObjectAccess::make(object); },
+        [&] { return Status::fromJson(object->tree()); });
 }
 
 } // namespace qcm::client

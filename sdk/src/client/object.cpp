@@ -1,6 +1,12 @@
 #include <qcm/client/object.h>
 
+#include "rawobject.h"
+
 #include <QtCore/QJsonArray>
+#include <QtCore/QJsonDocument>
+#include <QtCore/QLoggingCategory>
+
+Q_LOGGING_CATEGORY(lcObject, "qcm.client.object")
 
 namespace qcm::client {
 
@@ -65,8 +71,18 @@ Object::Object(QJsonObject json)
     m_identity = identityOf(m_json);
 }
 
+Object::Object(std::shared_ptr<const detail::RawObject> raw) : m_raw(std::move(raw))
+{
+    const QString name = m_raw->string(m_raw->index.meta[detail::MetaName]);
+    const QString ns = m_raw->string(m_raw->index.meta[detail::MetaNamespace]);
+    m_identity.hasName = !name.isEmpty();
+    m_identity.key = ns.isEmpty() ? name : ns + QLatin1Char('/') + name;
+}
+
 Object::Object(Object &&other) noexcept
-    : m_identity(std::move(other.m_identity)), m_jsonLent(other.m_jsonLent)
+    : m_raw(std::move(other.m_raw))
+    , m_identity(std::move(other.m_identity))
+    , m_jsonLent(other.m_jsonLent)
 {
     m_json.swap(other.m_json);
     other.m_identity.hasName = false; // the moved-from Object is empty: no name, no key
@@ -75,6 +91,7 @@ Object::Object(Object &&other) noexcept
 Object &Object::operator=(Object &&other) noexcept
 {
     m_json.swap(other.m_json);
+    m_raw.swap(other.m_raw);
     std::swap(m_identity, other.m_identity);
     std::swap(m_jsonLent, other.m_jsonLent);
     return *this;
@@ -83,23 +100,48 @@ Object &Object::operator=(Object &&other) noexcept
 // A copy of an instance whose JSON was lent out owns a JSON nobody else can reach, so it may
 // cache its identity again.
 Object::Object(const Object &other)
-    : m_json(other.m_json), m_identity(other.m_jsonLent ? identityOf(m_json) : other.m_identity)
+    : m_json(other.m_json)
+    , m_raw(other.m_raw)
+    , m_identity(other.m_jsonLent ? identityOf(m_json) : other.m_identity)
 { }
 
 Object &Object::operator=(const Object &other)
 {
     if (this != &other) {
         m_json = other.m_json;
+        m_raw = other.m_raw;
         m_identity = other.m_jsonLent ? identityOf(m_json) : other.m_identity;
         m_jsonLent = false;
     }
     return *this;
 }
 
+const QJsonObject &Object::json() const
+{
+    return m_raw ? m_raw->tree() : m_json;
+}
+
+bool Object::isEmpty() const
+{
+    if (!m_raw)
+        return m_json.isEmpty();
+    return !m_raw->index.hasMembers && m_raw->defaultApiVersion.isEmpty()
+        && m_raw->defaultKind.isEmpty();
+}
+
+QJsonObject &Object::tree()
+{
+    if (m_raw) {
+        m_json = m_raw->tree();
+        m_raw.reset();
+    }
+    return m_json;
+}
+
 QJsonObject &Object::json()
 {
     m_jsonLent = true;
-    return m_json;
+    return tree();
 }
 
 Object::Identity Object::identityOf(const QJsonObject &json)
@@ -131,12 +173,26 @@ void Object::refreshIdentity()
 
 QJsonObject Object::metadata() const
 {
-    return m_json.value(QStringLiteral("metadata")).toObject();
+    return m_json.value(QLatin1StringView("metadata")).toObject();
+}
+
+QJsonValue Object::metadataValue(int field, QLatin1StringView name) const
+{
+    if (m_raw)
+        return m_raw->value(m_raw->index.meta[field]);
+    return metadata().value(name);
+}
+
+QString Object::metadataString(int field, QLatin1StringView name) const
+{
+    if (m_raw)
+        return m_raw->string(m_raw->index.meta[field]);
+    return metadata().value(name).toString();
 }
 
 void Object::setMetadataField(const QString &field, const QJsonValue &value)
 {
-    QJsonObject meta = metadata();
+    QJsonObject meta = tree().value(QLatin1StringView("metadata")).toObject();
     if (value.isNull() || value.isUndefined())
         meta.remove(field);
     else
@@ -146,53 +202,56 @@ void Object::setMetadataField(const QString &field, const QJsonValue &value)
 
 QString Object::apiVersion() const
 {
-    return m_json.value(QStringLiteral("apiVersion")).toString();
+    return m_raw ? m_raw->apiVersion() : m_json.value(QLatin1StringView("apiVersion")).toString();
 }
 
 QString Object::kind() const
 {
-    return m_json.value(QStringLiteral("kind")).toString();
+    return m_raw ? m_raw->kind() : m_json.value(QLatin1StringView("kind")).toString();
 }
 
 QString Object::name() const
 {
-    return metadata().value(QStringLiteral("name")).toString();
+    return metadataString(detail::MetaName, QLatin1StringView("name"));
 }
 
 QString Object::namespaceName() const
 {
-    return metadata().value(QStringLiteral("namespace")).toString();
+    return metadataString(detail::MetaNamespace, QLatin1StringView("namespace"));
 }
 
 QString Object::uid() const
 {
-    return metadata().value(QStringLiteral("uid")).toString();
+    return metadataString(detail::MetaUid, QLatin1StringView("uid"));
 }
 
 QString Object::resourceVersion() const
 {
-    return metadata().value(QStringLiteral("resourceVersion")).toString();
+    return metadataString(detail::MetaResourceVersion, QLatin1StringView("resourceVersion"));
 }
 
 qint64 Object::generation() const
 {
-    return qint64(metadata().value(QStringLiteral("generation")).toDouble());
+    return qint64(
+        metadataValue(detail::MetaGeneration, QLatin1StringView("generation")).toDouble());
 }
 
 QMap<QString, QString> Object::labels() const
 {
-    return stringMap(metadata().value(QStringLiteral("labels")));
+    return stringMap(metadataValue(detail::MetaLabels, QLatin1StringView("labels")));
 }
 
 QMap<QString, QString> Object::annotations() const
 {
-    return stringMap(metadata().value(QStringLiteral("annotations")));
+    return stringMap(metadataValue(detail::MetaAnnotations, QLatin1StringView("annotations")));
 }
 
 QList<OwnerReference> Object::ownerReferences() const
 {
     QList<OwnerReference> out;
-    const QJsonArray refs = metadata().value(QStringLiteral("ownerReferences")).toArray();
+    const QJsonArray refs
+        = metadataValue(detail::MetaOwnerReferences, QLatin1StringView("ownerReferences"))
+              .toArray();
     for (const QJsonValue &ref : refs)
         out << OwnerReference::fromJson(ref.toObject());
     return out;
@@ -209,30 +268,33 @@ std::optional<OwnerReference> Object::controllerRef() const
 QStringList Object::finalizers() const
 {
     QStringList out;
-    for (const QJsonValue &f : metadata().value(QStringLiteral("finalizers")).toArray())
+    for (const QJsonValue &f :
+        metadataValue(detail::MetaFinalizers, QLatin1StringView("finalizers")).toArray())
         out << f.toString();
     return out;
 }
 
 QDateTime Object::creationTimestamp() const
 {
-    return timestamp(metadata().value(QStringLiteral("creationTimestamp")));
+    return timestamp(
+        metadataValue(detail::MetaCreationTimestamp, QLatin1StringView("creationTimestamp")));
 }
 
 std::optional<QDateTime> Object::deletionTimestamp() const
 {
-    const QDateTime t = timestamp(metadata().value(QStringLiteral("deletionTimestamp")));
+    const QDateTime t = timestamp(
+        metadataValue(detail::MetaDeletionTimestamp, QLatin1StringView("deletionTimestamp")));
     return t.isValid() ? std::optional<QDateTime>(t) : std::nullopt;
 }
 
 void Object::setApiVersion(const QString &apiVersion)
 {
-    m_json.insert(QStringLiteral("apiVersion"), apiVersion);
+    tree().insert(QStringLiteral("apiVersion"), apiVersion);
 }
 
 void Object::setKind(const QString &kind)
 {
-    m_json.insert(QStringLiteral("kind"), kind);
+    tree().insert(QStringLiteral("kind"), kind);
 }
 
 void Object::setName(const QString &name)
@@ -291,3 +353,55 @@ bool Object::hasName() const
 }
 
 } // namespace qcm::client
+
+namespace qcm::detail {
+
+QJsonValue RawObject::value(Span span) const
+{
+    if (!span.isSet())
+        return QJsonValue(QJsonValue::Undefined);
+    const QByteArrayView bytes = view(span);
+    switch (bytes.front()) {
+    case '"':
+        return decodeJsonString(bytes);
+    case '{':
+        return QJsonDocument::fromJson(QByteArray::fromRawData(bytes.data(), bytes.size()))
+            .object();
+    case '[':
+        return QJsonDocument::fromJson(QByteArray::fromRawData(bytes.data(), bytes.size())).array();
+    case 't':
+        return true;
+    case 'f':
+        return false;
+    case 'n':
+        return QJsonValue(QJsonValue::Null);
+    default: {
+        // As Qt's reader stores numbers: an integer if it is one, else a double.
+        bool ok = false;
+        const qint64 n = bytes.toLongLong(&ok);
+        return ok ? QJsonValue(n) : QJsonValue(bytes.toDouble());
+    }
+    }
+}
+
+const QJsonObject &RawObject::tree() const
+{
+    std::call_once(m_once, [this] {
+        QJsonParseError error;
+        m_tree = QJsonDocument::fromJson(text, &error).object();
+        // The scanner accepts a subset of what Qt's reader does, so this cannot fail; if it
+        // ever did, say so rather than hand out an empty object silently.
+        if (error.error != QJsonParseError::NoError)
+            qCCritical(lcObject,
+                "an object the JSON scanner accepted does not parse with Qt's "
+                "reader (offset %d: %s)",
+                int(error.offset), qPrintable(error.errorString()));
+        if (!defaultApiVersion.isEmpty() && string(index.apiVersion).isEmpty())
+            m_tree.insert(QStringLiteral("apiVersion"), defaultApiVersion);
+        if (!defaultKind.isEmpty() && string(index.kind).isEmpty())
+            m_tree.insert(QStringLiteral("kind"), defaultKind);
+    });
+    return m_tree;
+}
+
+} // namespace qcm::detail

@@ -622,43 +622,20 @@ ObjectResult RestClient::decodeObject(const Response &response, const Codec *cod
 {
     if (!response.isSuccess())
         return response.status();
-    auto json = (codec ? codec : Codec::defaultCodec())->decode(response.body);
-    if (!json)
-        return Status::transportError(QStringLiteral("DecodeError"), json.error().reason);
-    return Object(*json);
+    auto object = (codec ? codec : Codec::defaultCodec())->decodeObject(response.body);
+    if (!object)
+        return Status::transportError(QStringLiteral("DecodeError"), object.error().reason);
+    return std::move(object).value();
 }
 
 ListResult RestClient::decodeList(const Response &response, const Codec *codec)
 {
     if (!response.isSuccess())
         return response.status();
-    auto json = (codec ? codec : Codec::defaultCodec())->decode(response.body);
-    if (!json)
-        return Status::transportError(QStringLiteral("DecodeError"), json.error().reason);
-    ObjectList list;
-    list.apiVersion = json->value(QStringLiteral("apiVersion")).toString();
-    list.kind = json->value(QStringLiteral("kind")).toString();
-    const QJsonObject meta = json->value(QStringLiteral("metadata")).toObject();
-    list.resourceVersion = meta.value(QStringLiteral("resourceVersion")).toString();
-    list.continueToken = meta.value(QStringLiteral("continue")).toString();
-    if (meta.contains(QStringLiteral("remainingItemCount")))
-        list.remainingItemCount
-            = qint64(meta.value(QStringLiteral("remainingItemCount")).toDouble());
-    // Items of a list carry no apiVersion and kind; set them from the list, as client-go's
-    // UnstructuredList does.
-    const QString itemKind
-        = list.kind.endsWith(QLatin1String("List")) ? list.kind.chopped(4) : list.kind;
-    const QJsonArray items = json->value(QStringLiteral("items")).toArray();
-    list.items.reserve(items.size());
-    for (const QJsonValue &item : items) {
-        Object object(item.toObject());
-        if (object.apiVersion().isEmpty())
-            object.setApiVersion(list.apiVersion);
-        if (object.kind().isEmpty())
-            object.setKind(itemKind);
-        list.items.append(std::move(object));
-    }
-    return list;
+    auto list = (codec ? codec : Codec::defaultCodec())->decodeList(response.body);
+    if (!list)
+        return Status::transportError(QStringLiteral("DecodeError"), list.error().reason);
+    return std::move(list).value();
 }
 
 ObjectResult RestClient::get(const GroupVersionResource &gvr, const QString &ns,

@@ -42,32 +42,8 @@ WatchDecoder::WatchDecoder(const Codec *codec, qsizetype maxFrame)
 
 WatchEvent WatchDecoder::decodeFrame(QByteArrayView frame) const
 {
-    auto json = m_codec->decode(frame.toByteArray());
-    if (!json)
-        return malformed(json.error().reason);
-    const QString type = json->value(QStringLiteral("type")).toString();
-    const QJsonValue object = json->value(QStringLiteral("object"));
-    if (!object.isObject())
-        return malformed(QStringLiteral("no \"object\" in a %1 event")
-                             .arg(type.isEmpty() ? QStringLiteral("typeless") : type));
-    WatchEvent event;
-    if (type == QLatin1String("ADDED"))
-        event.type = WatchEvent::Type::Added;
-    else if (type == QLatin1String("MODIFIED"))
-        event.type = WatchEvent::Type::Modified;
-    else if (type == QLatin1String("DELETED"))
-        event.type = WatchEvent::Type::Deleted;
-    else if (type == QLatin1String("BOOKMARK"))
-        event.type = WatchEvent::Type::Bookmark;
-    else if (type == QLatin1String("ERROR"))
-        event.type = WatchEvent::Type::Error;
-    else
-        return malformed(QStringLiteral("unknown event type \"%1\"").arg(type));
-    if (event.type == WatchEvent::Type::Error)
-        event.status = Status::fromJson(object.toObject());
-    else
-        event.object = Object(object.toObject());
-    return event;
+    Result<WatchEvent> event = m_codec->decodeWatchEvent(frame);
+    return event ? std::move(event).value() : malformed(event.error().reason);
 }
 
 QList<WatchEvent> WatchDecoder::feed(QByteArrayView chunk)

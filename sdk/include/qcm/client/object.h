@@ -1,17 +1,24 @@
 // Object: one Kubernetes object, an implicitly shared JSON value with typed metadata
 // accessors (client-go's unstructured.Unstructured plus metav1.Object's getters).
 //
-// Copies are cheap (QJsonObject is implicitly shared) and never alias: a setter detaches.
+// Copies are cheap (the JSON is implicitly shared) and never alias: a setter detaches.
 // Spec and status are reached as JSON through json().
 //
-// The identity (key() and hasName()) is computed once, when the Object is built from JSON, and
-// kept with it: the FIFOs and the store key every object several times, and reading it out of
-// the JSON each time was most of their cost. setName() and setNamespaceName() keep it current.
+// An Object decoded by LazyJsonCodec (the default codec) keeps the bytes it arrived in, with
+// an index of where its apiVersion, kind and metadata fields are: the metadata getters read
+// those from the bytes, and the QJsonObject tree is built once, on the first json() or setter
+// call, and then shared by every copy. An Object made from a QJsonObject holds the tree from
+// the start. Both behave the same in every respect but cost.
+//
+// The identity (key() and hasName()) is computed once, when the Object is made, and kept with
+// it: the FIFOs and the store key every object several times, and reading it out of the JSON
+// each time was most of their cost. setName() and setNamespaceName() keep it current.
 // The non-const json() hands out the JSON itself, so from that call on this instance reads its
 // identity from the JSON again each time (a copy made later caches it afresh). A reference from
 // json() must not be used after the Object is assigned a new value.
 //
-// Thread safety: reentrant; copies may be used from different threads.
+// Thread safety: reentrant; copies may be used from different threads, and the const members
+// of one Object may be called from several threads at once.
 #pragma once
 
 #include <qcm/global.h>
@@ -22,7 +29,13 @@
 #include <QtCore/QMap>
 #include <QtCore/QStringList>
 
+#include <memory>
 #include <optional>
+
+namespace qcm::detail {
+struct RawObject;
+struct RawObjectAccess;
+} // namespace qcm::detail
 
 namespace qcm::client {
 
@@ -46,9 +59,9 @@ public:
     Object() = default;
     explicit Object(QJsonObject json);
 
-    const QJsonObject &json() const { return m_json; }
+    const QJsonObject &json() const; // builds the tree of a decoded Object on first use
     QJsonObject &json(); // see the contract above: the identity is no longer cached
-    bool isEmpty() const { return m_json.isEmpty(); }
+    bool isEmpty() const;
 
     QString apiVersion() const;
     QString kind() const;
@@ -88,6 +101,9 @@ public:
     ~Object() = default;
 
 private:
+    friend struct detail::RawObjectAccess;
+    explicit Object(std::shared_ptr<const detail::RawObject> raw);
+
     struct Identity
     {
         QString key;
@@ -95,10 +111,15 @@ private:
     };
     static Identity identityOf(const QJsonObject &json);
     QJsonObject metadata() const;
+    // metadata.<name>: from the bytes (field is the scanner's index slot) or from the tree.
+    QJsonValue metadataValue(int field, QLatin1StringView name) const;
+    QString metadataString(int field, QLatin1StringView name) const;
+    QJsonObject &tree(); // the tree, to be modified: a decoded Object builds and detaches it
     void setMetadataField(const QString &field, const QJsonValue &value);
     void refreshIdentity();
 
-    QJsonObject m_json;
+    QJsonObject m_json; // unless m_raw
+    std::shared_ptr<const detail::RawObject> m_raw; // a decoded Object until it is modified
     Identity m_identity; // valid unless m_jsonLent
     bool m_jsonLent = false; // json() was handed out non-const: read the identity from m_json
 };
