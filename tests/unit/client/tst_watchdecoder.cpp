@@ -54,17 +54,23 @@ private slots:
 static const QString Expected
     = QStringLiteral("ADDED:10 MODIFIED:11 BOOKMARK:12 DELETED:13 ERROR:Expired");
 
+// With the default codec (LazyJsonCodec) and with QtJsonCodec.
 void tst_WatchDecoder::wholeStream()
 {
-    WatchDecoder decoder;
-    const QList<WatchEvent> events = decoder.feed(Stream);
-    QCOMPARE(summary(events), Expected);
-    QCOMPARE(
-        events[1].object.json()[QStringLiteral("data")].toObject()[QStringLiteral("k")].toString(),
-        QStringLiteral("café \n"));
-    QCOMPARE(events[4].status.code, 410);
-    QVERIFY(events[4].status.isResourceExpired());
-    QVERIFY(decoder.finish().isEmpty());
+    const QtJsonCodec tree;
+    for (const Codec *codec : {Codec::defaultCodec(), static_cast<const Codec *>(&tree)}) {
+        WatchDecoder decoder(codec);
+        const QList<WatchEvent> events = decoder.feed(Stream);
+        QCOMPARE(summary(events), Expected);
+        QCOMPARE(events[1]
+                     .object.json()[QStringLiteral("data")]
+                     .toObject()[QStringLiteral("k")]
+                     .toString(),
+            QStringLiteral("café \n"));
+        QCOMPARE(events[4].status.code, 410);
+        QVERIFY(events[4].status.isResourceExpired());
+        QVERIFY(decoder.finish().isEmpty());
+    }
 }
 
 void tst_WatchDecoder::everySplitPoint()
@@ -108,15 +114,18 @@ void tst_WatchDecoder::malformedFrames()
 {
     QFETCH(QByteArray, frame);
     QFETCH(QString, reason);
-    WatchDecoder decoder;
-    const QList<WatchEvent> events = decoder.feed(frame + '\n');
-    QCOMPARE(events.size(), 1);
-    QCOMPARE(events[0].type, WatchEvent::Type::Error);
-    QCOMPARE(events[0].status.reason, QStringLiteral("InternalError"));
-    QCOMPARE(events[0].status.code, 500);
-    QVERIFY2(events[0].status.message.startsWith(QStringLiteral("malformed watch frame: ")),
-        qPrintable(events[0].status.message));
-    QVERIFY2(events[0].status.message.contains(reason), qPrintable(events[0].status.message));
+    const QtJsonCodec tree;
+    for (const Codec *codec : {Codec::defaultCodec(), static_cast<const Codec *>(&tree)}) {
+        WatchDecoder decoder(codec);
+        const QList<WatchEvent> events = decoder.feed(frame + '\n');
+        QCOMPARE(events.size(), 1);
+        QCOMPARE(events[0].type, WatchEvent::Type::Error);
+        QCOMPARE(events[0].status.reason, QStringLiteral("InternalError"));
+        QCOMPARE(events[0].status.code, 500);
+        QVERIFY2(events[0].status.message.startsWith(QStringLiteral("malformed watch frame: ")),
+            qPrintable(events[0].status.message));
+        QVERIFY2(events[0].status.message.contains(reason), qPrintable(events[0].status.message));
+    }
 }
 
 void tst_WatchDecoder::decodingGoesOnAfterAMalformedFrame()
