@@ -83,8 +83,7 @@ Result<ObjectList> Codec::decodeList(const QByteArray &bytes) const
     list.resourceVersion = meta.value(QStringLiteral("resourceVersion")).toString();
     list.continueToken = meta.value(QStringLiteral("continue")).toString();
     if (meta.contains(QStringLiteral("remainingItemCount")))
-        list.remainingItemCount
-            = qint64(meta.value(QStringLiteral("remainingItemCount")).toDouble());
+        list.remainingItemCount = meta.value(QStringLiteral("remainingItemCount")).toInteger();
     const QString itemKind = itemKindOf(list.kind);
     const QJsonArray items = json->value(QStringLiteral("items")).toArray();
     list.items.reserve(items.size());
@@ -92,10 +91,10 @@ Result<ObjectList> Codec::decodeList(const QByteArray &bytes) const
         if (!items.at(i).isObject())
             return decodeError(QStringLiteral("items[%1] is not an object").arg(i));
         Object object(items.at(i).toObject());
-        if (object.apiVersion().isEmpty())
-            object.setApiVersion(list.apiVersion);
-        if (object.kind().isEmpty())
+        if (object.apiVersion().isEmpty() && object.kind().isEmpty()) {
             object.setKind(itemKind);
+            object.setApiVersion(list.apiVersion);
+        }
         list.items.append(std::move(object));
     }
     return list;
@@ -187,6 +186,8 @@ Result<ObjectList> LazyJsonCodec::decodeList(const QByteArray &bytes) const
     JsonScanner scanner(bytes);
     ObjectList list;
     std::vector<std::shared_ptr<detail::RawObject>> items;
+    QString itemError; // the first item that is not an object
+    QByteArrayView remainingItemCount; // the value's bytes
     QByteArrayView key;
     QByteArray storage;
     for (bool first = true; scanner.nextMember(key, storage, first); first = false) {
@@ -194,10 +195,15 @@ Result<ObjectList> LazyJsonCodec::decodeList(const QByteArray &bytes) const
             list.apiVersion = scanStringValue(scanner, 1);
         } else if (key == "kind") {
             list.kind = scanStringValue(scanner, 1);
-        } else if (key == "metadata" && scanner.peek('{')) {
+        } else if (key == "metadata") { // the last "metadata" counts, as in Qt's reader
             list.resourceVersion.clear();
             list.continueToken.clear();
             list.remainingItemCount.reset();
+            remainingItemCount = QByteArrayView();
+            if (!scanner.peek('{')) {
+                scanner.skipValue(1);
+                continue;
+            }
             QByteArrayView metaKey;
             QByteArray metaStorage;
             for (bool m = true; scanner.nextMember(metaKey, metaStorage, m, 1); m = false) {
@@ -207,23 +213,25 @@ Result<ObjectList> LazyJsonCodec::decodeList(const QByteArray &bytes) const
                     list.continueToken = scanStringValue(scanner, 2);
                 } else if (metaKey == "remainingItemCount") {
                     const char *begin = scanner.cursor();
-                    if (scanner.skipValue(2)) {
-                        const QByteArrayView number(begin, scanner.cursor() - begin);
-                        bool ok = false;
-                        const qint64 n = number.toLongLong(&ok);
-                        list.remainingItemCount = ok ? n : qint64(number.toDouble());
-                    }
+                    if (scanner.skipValue(2))
+                        remainingItemCount = QByteArrayView(begin, scanner.cursor() - begin);
                 } else {
                     scanner.skipValue(2);
                 }
             }
-        } else if (key == "items" && scanner.peek('[')) {
+        } else if (key == "items") { // the last "items" counts
             items.clear();
+            itemError.clear();
+            if (!scanner.peek('[')) {
+                scanner.skipValue(1);
+                continue;
+            }
             for (bool e = true; scanner.nextElement(e, 1); e = false) {
                 if (!scanner.peek('{')) {
-                    scanner.fail(scanner.cursor(),
-                        QStringLiteral("items[%1] is not an object").arg(items.size()));
-                    break;
+                    if (itemError.isEmpty())
+                        itemError = QStringLiteral("items[%1] is not an object").arg(items.size());
+                    scanner.skipValue(2);
+                    continue;
                 }
                 std::shared_ptr<detail::RawObject> raw = scanRaw(scanner, 2);
                 if (!raw)
@@ -238,11 +246,19 @@ Result<ObjectList> LazyJsonCodec::decodeList(const QByteArray &bytes) const
     }
     if (scanner.failed() || !endOfDocument(scanner))
         return decodeError(scanner.errorMessage());
+    if (!itemError.isEmpty())
+        return decodeError(itemError);
+    if (!remainingItemCount.isNull())
+        list.remainingItemCount = detail::decodeJsonValue(remainingItemCount).toInteger();
     const QString itemKind = itemKindOf(list.kind);
     list.items.reserve(qsizetype(items.size()));
     for (std::shared_ptr<detail::RawObject> &raw : items) {
-        raw->defaultApiVersion = list.apiVersion;
-        raw->defaultKind = itemKind;
+        if (raw->string(raw->index.apiVersion).isEmpty()
+            && raw->string(raw->index.kind).isEmpty()) {
+            raw->listDefaults = true;
+            raw->listApiVersion = list.apiVersion;
+            raw->listItemKind = itemKind;
+        }
         list.items.append(detail::RawObjectAccess::make(std::move(raw)));
     }
     return list;

@@ -1,5 +1,7 @@
 #include "jsonscan.h"
 
+#include <QtCore/QStringDecoder>
+
 #include <cstring>
 
 #if defined(__SSE2__)
@@ -427,6 +429,10 @@ QString decodeJsonString(QByteArrayView quoted)
     const QByteArrayView inner = quoted.sliced(1, quoted.size() - 2);
     if (!inner.contains('\\'))
         return QString::fromUtf8(inner);
+    // Qt's reader decodes a string with escapes character by character and keeps a U+FEFF
+    // anywhere in it; QString::fromUtf8() would drop one at the start of each run.
+    QStringDecoder utf8(QStringConverter::Utf8,
+        QStringConverter::Flag::Stateless | QStringConverter::Flag::ConvertInitialBom);
     QString out;
     out.reserve(inner.size());
     qsizetype run = 0; // start of the plain run
@@ -435,7 +441,7 @@ QString decodeJsonString(QByteArrayView quoted)
             ++i;
             continue;
         }
-        out += QString::fromUtf8(inner.sliced(run, i - run));
+        out += utf8.decode(inner.sliced(run, i - run));
         const char e = inner[i + 1];
         switch (e) {
         case 'b':
@@ -468,7 +474,7 @@ QString decodeJsonString(QByteArrayView quoted)
         i += 2;
         run = i;
     }
-    out += QString::fromUtf8(inner.sliced(run));
+    out += utf8.decode(inner.sliced(run));
     return out;
 }
 

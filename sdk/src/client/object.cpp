@@ -6,6 +6,8 @@
 #include <QtCore/QJsonDocument>
 #include <QtCore/QLoggingCategory>
 
+#include <cmath>
+
 Q_LOGGING_CATEGORY(lcObject, "qcm.client.object")
 
 namespace qcm::client {
@@ -81,6 +83,7 @@ Object::Object(std::shared_ptr<const detail::RawObject> raw) : m_raw(std::move(r
 
 Object::Object(Object &&other) noexcept
     : m_raw(std::move(other.m_raw))
+    , m_retired(std::move(other.m_retired))
     , m_identity(std::move(other.m_identity))
     , m_jsonLent(other.m_jsonLent)
 {
@@ -92,6 +95,7 @@ Object &Object::operator=(Object &&other) noexcept
 {
     m_json.swap(other.m_json);
     m_raw.swap(other.m_raw);
+    m_retired.swap(other.m_retired);
     std::swap(m_identity, other.m_identity);
     std::swap(m_jsonLent, other.m_jsonLent);
     return *this;
@@ -110,6 +114,7 @@ Object &Object::operator=(const Object &other)
     if (this != &other) {
         m_json = other.m_json;
         m_raw = other.m_raw;
+        m_retired.reset();
         m_identity = other.m_jsonLent ? identityOf(m_json) : other.m_identity;
         m_jsonLent = false;
     }
@@ -123,17 +128,14 @@ const QJsonObject &Object::json() const
 
 bool Object::isEmpty() const
 {
-    if (!m_raw)
-        return m_json.isEmpty();
-    return !m_raw->index.hasMembers && m_raw->defaultApiVersion.isEmpty()
-        && m_raw->defaultKind.isEmpty();
+    return m_raw ? m_raw->isEmpty() : m_json.isEmpty();
 }
 
 QJsonObject &Object::tree()
 {
     if (m_raw) {
         m_json = m_raw->tree();
-        m_raw.reset();
+        m_retired = std::move(m_raw);
     }
     return m_json;
 }
@@ -232,8 +234,7 @@ QString Object::resourceVersion() const
 
 qint64 Object::generation() const
 {
-    return qint64(
-        metadataValue(detail::MetaGeneration, QLatin1StringView("generation")).toDouble());
+    return metadataValue(detail::MetaGeneration, QLatin1StringView("generation")).toInteger();
 }
 
 QMap<QString, QString> Object::labels() const
@@ -356,11 +357,8 @@ bool Object::hasName() const
 
 namespace qcm::detail {
 
-QJsonValue RawObject::value(Span span) const
+QJsonValue decodeJsonValue(QByteArrayView bytes)
 {
-    if (!span.isSet())
-        return QJsonValue(QJsonValue::Undefined);
-    const QByteArrayView bytes = view(span);
     switch (bytes.front()) {
     case '"':
         return decodeJsonString(bytes);
@@ -377,11 +375,22 @@ QJsonValue RawObject::value(Span span) const
         return QJsonValue(QJsonValue::Null);
     default: {
         // As Qt's reader stores numbers: an integer if it is one, else a double.
+        // (1.0 and 1e3 are integers there too).
         bool ok = false;
         const qint64 n = bytes.toLongLong(&ok);
-        return ok ? QJsonValue(n) : QJsonValue(bytes.toDouble());
+        if (ok)
+            return QJsonValue(n);
+        const double d = bytes.toDouble();
+        if (std::trunc(d) == d && d >= -9223372036854775808.0 && d < 9223372036854775808.0)
+            return QJsonValue(qint64(d));
+        return QJsonValue(d);
     }
     }
+}
+
+QJsonValue RawObject::value(Span span) const
+{
+    return span.isSet() ? decodeJsonValue(view(span)) : QJsonValue(QJsonValue::Undefined);
 }
 
 const QJsonObject &RawObject::tree() const
@@ -396,10 +405,10 @@ const QJsonObject &RawObject::tree() const
                 "an object the JSON scanner accepted does not parse with Qt's "
                 "reader (offset %d: %s)",
                 int(error.offset), qPrintable(error.errorString()));
-        if (!defaultApiVersion.isEmpty() && string(index.apiVersion).isEmpty())
-            m_tree.insert(QStringLiteral("apiVersion"), defaultApiVersion);
-        if (!defaultKind.isEmpty() && string(index.kind).isEmpty())
-            m_tree.insert(QStringLiteral("kind"), defaultKind);
+        if (listDefaults) {
+            m_tree.insert(QStringLiteral("apiVersion"), listApiVersion);
+            m_tree.insert(QStringLiteral("kind"), listItemKind);
+        }
     });
     return m_tree;
 }

@@ -19,10 +19,11 @@ struct RawObject
 {
     QByteArray text; // the object's JSON, validated by JsonScanner
     ObjectIndex index; // spans into text
-    // apiVersion and kind for an item of a list that lacks them (client-go's UnstructuredList
-    // sets them from the list's).
-    QString defaultApiVersion;
-    QString defaultKind;
+    // An item of a list with neither apiVersion nor kind takes the list's apiVersion and
+    // kind (without "List"), as client-go's UnstructuredList does; set by the codec.
+    bool listDefaults = false;
+    QString listApiVersion;
+    QString listItemKind;
 
     QByteArrayView view(Span span) const
     {
@@ -34,16 +35,9 @@ struct RawObject
         return span.isSet() && text.at(span.begin) == '"' ? decodeJsonString(view(span))
                                                           : QString();
     }
-    QString apiVersion() const
-    {
-        const QString own = string(index.apiVersion);
-        return own.isEmpty() ? defaultApiVersion : own;
-    }
-    QString kind() const
-    {
-        const QString own = string(index.kind);
-        return own.isEmpty() ? defaultKind : own;
-    }
+    QString apiVersion() const { return listDefaults ? listApiVersion : string(index.apiVersion); }
+    QString kind() const { return listDefaults ? listItemKind : string(index.kind); }
+    bool isEmpty() const { return !index.hasMembers && !listDefaults; }
     // The JSON value of a member (objects and arrays by Qt's reader); undefined if absent.
     QJsonValue value(Span span) const;
 
@@ -53,6 +47,9 @@ private:
     mutable std::once_flag m_once;
     mutable QJsonObject m_tree;
 };
+
+// A validated JSON value as Qt's reader would give it (objects and arrays by Qt's reader).
+QJsonValue decodeJsonValue(QByteArrayView bytes);
 
 // Makes Objects from RawObjects (Object's constructor for them is private).
 struct RawObjectAccess

@@ -28,6 +28,9 @@ private slots:
     void errorsSayWhereAndWhy();
     void acceptsOnlyWhatQtAccepts();
     void listDecodesAsTheTreeCodec();
+    void listsMatchTheTreeCodec_data();
+    void listsMatchTheTreeCodec();
+    void constJsonSurvivesAModification();
     void listErrors_data();
     void listErrors();
     void watchEvents();
@@ -118,6 +121,15 @@ void tst_LazyJsonCodec::accessorsMatchTheTree_data()
     QTest::newRow("numbers") << QByteArray(
         R"({"metadata":{"generation":12345678901,"x":-0.5e-3,"y":1E+2,"z":[0,-0,1.25]}})");
     QTest::newRow("no name") << QByteArray(R"({"metadata":{"namespace":"n"}})");
+    QTest::newRow("U+FEFF after an escape")
+        << QByteArray("{\"metadata\":{\"name\":\"\\u0061\xef\xbb\xbf"
+                      "b\",\"uid\":\"\xef\xbb\xbf"
+                      "c\"}}");
+    QTest::newRow("an escaped key with U+FEFF is not \"name\"")
+        << QByteArray("{\"metadata\":{\"name\":\"real\",\"\\u006e\xef\xbb\xbf"
+                      "ame\":\"spoof\"}}");
+    QTest::newRow("integral numbers as Qt stores them") << QByteArray(
+        R"({"metadata":{"generation":1.0,"x":1e3,"y":9223372036854775807,"z":1e19}})");
     QTest::newRow("empty") << QByteArray("{}");
     QTest::newRow("nothing but spec") << QByteArray(R"({"spec":{"a":[{"b":[true,false,null]}]}})");
 }
@@ -316,6 +328,63 @@ void tst_LazyJsonCodec::listDecodesAsTheTreeCodec()
     QVERIFY(empty->items.isEmpty());
     QCOMPARE(empty->resourceVersion, QStringLiteral("5"));
     QVERIFY(!empty->remainingItemCount);
+}
+
+void tst_LazyJsonCodec::listsMatchTheTreeCodec_data()
+{
+    QTest::addColumn<QByteArray>("json");
+    QTest::newRow("items without apiVersion and kind") << QByteArray(
+        R"({"kind":"PodList","apiVersion":"v1","items":[{},{"metadata":{"name":"a"}}]})");
+    // client-go's UnstructuredList sets both only when the item has neither.
+    QTest::newRow("an item with only an apiVersion")
+        << QByteArray(R"({"kind":"PodList","apiVersion":"v1","items":[{"apiVersion":"v2"}]})");
+    QTest::newRow("an item with only a kind")
+        << QByteArray(R"({"kind":"PodList","apiVersion":"v1","items":[{"kind":"Other"}]})");
+    QTest::newRow("kind List") << QByteArray(R"({"kind":"List","apiVersion":"v1","items":[{}]})");
+    QTest::newRow("a list without kind") << QByteArray(R"({"items":[{"metadata":{"name":"a"}}]})");
+    QTest::newRow("the last items count")
+        << QByteArray(R"({"kind":"PodList","items":[{"metadata":{"name":"a"}}],"items":null})");
+    QTest::newRow("the last items count, even after a bad one")
+        << QByteArray(R"({"kind":"PodList","items":[1],"items":[{}]})");
+    QTest::newRow("the last metadata counts") << QByteArray(
+        R"({"metadata":{"resourceVersion":"5","remainingItemCount":3},"metadata":null,"items":[]})");
+    QTest::newRow("remainingItemCount as Qt reads it") << QByteArray(
+        R"({"metadata":{"remainingItemCount":1.0e2,"continue":"c\u00e9"},"items":[]})");
+}
+
+// Lists, including odd ones, decode the same with both codecs.
+void tst_LazyJsonCodec::listsMatchTheTreeCodec()
+{
+    QFETCH(QByteArray, json);
+    const Result<ObjectList> tree = treeCodec().decodeList(json);
+    const Result<ObjectList> lazy = lazyCodec().decodeList(json);
+    QVERIFY2(tree, tree ? "" : qPrintable(tree.error().reason));
+    QVERIFY2(lazy, lazy ? "" : qPrintable(lazy.error().reason));
+    QCOMPARE(lazy->apiVersion, tree->apiVersion);
+    QCOMPARE(lazy->kind, tree->kind);
+    QCOMPARE(lazy->resourceVersion, tree->resourceVersion);
+    QCOMPARE(lazy->continueToken, tree->continueToken);
+    QCOMPARE(lazy->remainingItemCount, tree->remainingItemCount);
+    QCOMPARE(lazy->items.size(), tree->items.size());
+    for (qsizetype i = 0; i < lazy->items.size(); ++i) {
+        QCOMPARE(describe(lazy->items[i]), describe(tree->items[i]));
+        QCOMPARE(lazy->items[i].json(), tree->items[i].json());
+    }
+}
+
+// A reference from the const json() of a decoded Object stays valid when the Object is then
+// modified (the header's contract: until it is assigned a new value).
+void tst_LazyJsonCodec::constJsonSurvivesAModification()
+{
+    Object o = *lazyCodec().decodeObject(R"({"metadata":{"name":"a"},"data":{"k":"v"}})");
+    const QJsonObject &before = std::as_const(o).json();
+    o.setName(QStringLiteral("b"));
+    o.json().insert(QStringLiteral("data"), QJsonObject());
+    QCOMPARE(before[QStringLiteral("metadata")].toObject()[QStringLiteral("name")],
+        QJsonValue(QStringLiteral("a")));
+    QCOMPARE(before[QStringLiteral("data")].toObject()[QStringLiteral("k")],
+        QJsonValue(QStringLiteral("v")));
+    QCOMPARE(o.name(), QStringLiteral("b"));
 }
 
 void tst_LazyJsonCodec::listErrors_data()

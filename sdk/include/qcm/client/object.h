@@ -7,8 +7,9 @@
 // An Object decoded by LazyJsonCodec (the default codec) keeps the bytes it arrived in, with
 // an index of where its apiVersion, kind and metadata fields are: the metadata getters read
 // those from the bytes, and the QJsonObject tree is built once, on the first json() or setter
-// call, and then shared by every copy. An Object made from a QJsonObject holds the tree from
-// the start. Both behave the same in every respect but cost.
+// call, and then shared by every copy; from then on it holds both the bytes and the tree. An
+// Object made from a QJsonObject holds the tree from the start. Both behave the same in every
+// respect but cost.
 //
 // The identity (key() and hasName()) is computed once, when the Object is made, and kept with
 // it: the FIFOs and the store key every object several times, and reading it out of the JSON
@@ -120,6 +121,9 @@ private:
 
     QJsonObject m_json; // unless m_raw
     std::shared_ptr<const detail::RawObject> m_raw; // a decoded Object until it is modified
+    // The RawObject of a decoded Object since modified, kept so that a reference its const
+    // json() handed out stays valid until the Object is assigned a new value.
+    std::shared_ptr<const detail::RawObject> m_retired;
     Identity m_identity; // valid unless m_jsonLent
     bool m_jsonLent = false; // json() was handed out non-const: read the identity from m_json
 };
