@@ -14,6 +14,8 @@
 //       updates. Prints JSON: p50Ms, p90Ms, p99Ms, maxMs, cpuSeconds, peakRssKiB.
 //
 // The RestClient has no client-side rate limit (qps 0), as on the client-go side (QPS -1).
+// It decodes with the default codec (LazyJsonCodec), or with QtJsonCodec when
+// QCM_BENCH_CODEC=qtjson (to compare the two; run_bench.py does not set it).
 #include <qcm/cache/sharedinformerfactory.h>
 #include <qcm/client/kubeconfig.h>
 
@@ -113,6 +115,13 @@ struct Setup
     int timeoutSeconds = 300;
 };
 
+void useBenchCodec(RestClient &client)
+{
+    static const QtJsonCodec qtJson;
+    if (qgetenv("QCM_BENCH_CODEC") == "qtjson")
+        client.setCodec(&qtJson);
+}
+
 RestConfig restConfig(const QString &path)
 {
     auto kubeconfig = KubeConfig::loadFile(path);
@@ -147,6 +156,7 @@ int runSync(const Setup &setup)
 {
     const Memory atStart = memory();
     RestClient client(restConfig(setup.kubeconfig));
+    useBenchCodec(client);
     SharedInformerFactory factory(&client, Duration::zero());
     SharedIndexInformer *informer
         = factory.informerFor(resourceOf(setup.resource), {setup.namespaceName, {}, {}, false});
@@ -198,6 +208,7 @@ int runSync(const Setup &setup)
 int runLatency(const Setup &setup)
 {
     RestClient client(restConfig(setup.kubeconfig));
+    useBenchCodec(client);
     SharedInformerFactory factory(&client, Duration::zero());
     SharedIndexInformer *informer = factory.informerFor(
         resourceOf(QStringLiteral("configmaps")), {setup.namespaceName, {}, {}, false});
