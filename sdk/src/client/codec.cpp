@@ -170,6 +170,23 @@ bool endOfDocument(JsonScanner &scanner)
         || scanner.fail(scanner.cursor(), QStringLiteral("garbage after the JSON object"));
 }
 
+// Scans a document that is one JSON object: `member(key)` scans the value of each member it
+// wants and returns false to have the others skipped. True if the whole document is valid;
+// trailing bytes after the object are an error, as in Qt's reader.
+template<typename Member>
+bool scanDocument(JsonScanner &scanner, Member &&member)
+{
+    QByteArrayView key;
+    QByteArray storage;
+    for (bool first = true; scanner.nextMember(key, storage, first); first = false) {
+        if (!member(key))
+            scanner.skipValue(1);
+        if (scanner.failed())
+            return false;
+    }
+    return !scanner.failed() && endOfDocument(scanner);
+}
+
 } // namespace
 
 Result<Object> LazyJsonCodec::decodeObject(const QByteArray &bytes) const
@@ -188,9 +205,7 @@ Result<ObjectList> LazyJsonCodec::decodeList(const QByteArray &bytes) const
     std::vector<std::shared_ptr<detail::RawObject>> items;
     QString itemError; // the first item that is not an object
     QByteArrayView remainingItemCount; // the value's bytes
-    QByteArrayView key;
-    QByteArray storage;
-    for (bool first = true; scanner.nextMember(key, storage, first); first = false) {
+    const bool valid = scanDocument(scanner, [&](QByteArrayView key) {
         if (key == "apiVersion") {
             list.apiVersion = scanStringValue(scanner, 1);
         } else if (key == "kind") {
@@ -198,12 +213,9 @@ Result<ObjectList> LazyJsonCodec::decodeList(const QByteArray &bytes) const
         } else if (key == "metadata") { // the last "metadata" counts, as in Qt's reader
             list.resourceVersion.clear();
             list.continueToken.clear();
-            list.remainingItemCount.reset();
             remainingItemCount = QByteArrayView();
-            if (!scanner.peek('{')) {
-                scanner.skipValue(1);
-                continue;
-            }
+            if (!scanner.peek('{'))
+                return false;
             QByteArrayView metaKey;
             QByteArray metaStorage;
             for (bool m = true; scanner.nextMember(metaKey, metaStorage, m, 1); m = false) {
@@ -222,10 +234,8 @@ Result<ObjectList> LazyJsonCodec::decodeList(const QByteArray &bytes) const
         } else if (key == "items") { // the last "items" counts
             items.clear();
             itemError.clear();
-            if (!scanner.peek('[')) {
-                scanner.skipValue(1);
-                continue;
-            }
+            if (!scanner.peek('['))
+                return false;
             for (bool e = true; scanner.nextElement(e, 1); e = false) {
                 if (!scanner.peek('{')) {
                     if (itemError.isEmpty())
@@ -239,12 +249,11 @@ Result<ObjectList> LazyJsonCodec::decodeList(const QByteArray &bytes) const
                 items.push_back(std::move(raw));
             }
         } else {
-            scanner.skipValue(1);
+            return false;
         }
-        if (scanner.failed())
-            break;
-    }
-    if (scanner.failed() || !endOfDocument(scanner))
+        return true;
+    });
+    if (!valid)
         return decodeError(scanner.errorMessage());
     if (!itemError.isEmpty())
         return decodeError(itemError);
@@ -269,24 +278,20 @@ Result<WatchEvent> LazyJsonCodec::decodeWatchEvent(QByteArrayView frame) const
     JsonScanner scanner(frame);
     QString type;
     std::shared_ptr<detail::RawObject> object;
-    QByteArrayView key;
-    QByteArray storage;
-    for (bool first = true; scanner.nextMember(key, storage, first); first = false) {
+    const bool valid = scanDocument(scanner, [&](QByteArrayView key) {
         if (key == "type") {
             type = scanStringValue(scanner, 1);
-        } else if (key == "object") {
-            object.reset();
-            if (scanner.peek('{'))
-                object = scanRaw(scanner, 1);
-            else
-                scanner.skipValue(1);
-        } else {
-            scanner.skipValue(1);
+            return true;
         }
-        if (scanner.failed())
-            break;
-    }
-    if (scanner.failed() || !endOfDocument(scanner))
+        if (key != "object")
+            return false;
+        object.reset();
+        if (!scanner.peek('{'))
+            return false;
+        object = scanRaw(scanner, 1);
+        return true;
+    });
+    if (!valid)
         return decodeError(scanner.errorMessage());
     return watchEvent(
         type, object != nullptr, [&] { return detail::RawObjectAccess::make(object); },

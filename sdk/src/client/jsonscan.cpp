@@ -71,8 +71,6 @@ constexpr struct
     {"finalizers", MetaFinalizers},
     {"creationTimestamp", MetaCreationTimestamp},
     {"deletionTimestamp", MetaDeletionTimestamp},
-    {"continue", MetaContinue},
-    {"remainingItemCount", MetaRemainingItemCount},
 };
 
 } // namespace
@@ -297,31 +295,45 @@ bool JsonScanner::skipArray(int depth)
     return !failed();
 }
 
-bool JsonScanner::nextMember(QByteArrayView &key, QByteArray &storage, bool first, int depth)
+bool JsonScanner::enter(char opener, char closer, int depth)
 {
     skipSpace();
-    if (first) {
-        if (m_p >= m_end || *m_p != '{')
-            return expect('{');
-        if (depth >= MaxDepth)
-            return fail(m_p, QStringLiteral("nested deeper than %1").arg(MaxDepth));
-        ++m_p;
-        skipSpace();
-        if (m_p < m_end && *m_p == '}') {
-            ++m_p;
-            return false;
-        }
-    } else if (m_p < m_end && *m_p == ',') {
-        ++m_p;
-        skipSpace();
-    } else if (m_p < m_end && *m_p == '}') {
+    if (m_p >= m_end || *m_p != opener)
+        return expect(opener);
+    if (depth >= MaxDepth)
+        return fail(m_p, QStringLiteral("nested deeper than %1").arg(MaxDepth));
+    ++m_p;
+    skipSpace();
+    if (m_p < m_end && *m_p == closer) {
         ++m_p;
         return false;
-    } else {
-        return fail(m_p,
-            m_p < m_end ? QStringLiteral("expected ',' or '}' in an object")
-                        : QStringLiteral("unterminated object"));
     }
+    return true;
+}
+
+bool JsonScanner::next(char closer, QLatin1StringView container)
+{
+    skipSpace();
+    if (m_p < m_end && *m_p == ',') {
+        ++m_p;
+        skipSpace();
+        return true;
+    }
+    if (m_p < m_end && *m_p == closer) {
+        ++m_p;
+        return false;
+    }
+    return fail(m_p,
+        m_p < m_end ? QStringLiteral("expected ',' or '%1' in an %2")
+                          .arg(QLatin1Char(closer))
+                          .arg(container)
+                    : QStringLiteral("unterminated %1").arg(container));
+}
+
+bool JsonScanner::nextMember(QByteArrayView &key, QByteArray &storage, bool first, int depth)
+{
+    if (!(first ? enter('{', '}', depth) : next('}', QLatin1StringView("object"))))
+        return false;
     if (m_p >= m_end || *m_p != '"')
         return fail(m_p,
             m_p < m_end ? QStringLiteral("expected a member name")
@@ -345,32 +357,7 @@ bool JsonScanner::nextMember(QByteArrayView &key, QByteArray &storage, bool firs
 
 bool JsonScanner::nextElement(bool first, int depth)
 {
-    skipSpace();
-    if (first) {
-        if (m_p >= m_end || *m_p != '[')
-            return expect('[');
-        if (depth >= MaxDepth)
-            return fail(m_p, QStringLiteral("nested deeper than %1").arg(MaxDepth));
-        ++m_p;
-        skipSpace();
-        if (m_p < m_end && *m_p == ']') {
-            ++m_p;
-            return false;
-        }
-        return true;
-    }
-    if (m_p < m_end && *m_p == ',') {
-        ++m_p;
-        skipSpace();
-        return true;
-    }
-    if (m_p < m_end && *m_p == ']') {
-        ++m_p;
-        return false;
-    }
-    return fail(m_p,
-        m_p < m_end ? QStringLiteral("expected ',' or ']' in an array")
-                    : QStringLiteral("unterminated array"));
+    return first ? enter('[', ']', depth) : next(']', QLatin1StringView("array"));
 }
 
 bool JsonScanner::indexObject(ObjectIndex &index, int depth)

@@ -36,8 +36,6 @@ enum MetaField {
     MetaFinalizers,
     MetaCreationTimestamp,
     MetaDeletionTimestamp,
-    MetaContinue, // of a list
-    MetaRemainingItemCount, // of a list
     MetaFieldCount
 };
 
@@ -79,7 +77,6 @@ public:
     bool nextElement(bool first, int depth = 0);
     bool scanString(); // at '"', validated, the cursor past the closing quote
 
-    const char *begin() const { return m_begin; }
     const char *cursor() const { return m_p; }
     bool failed() const { return !m_error.isEmpty(); }
     // "invalid JSON at offset N: reason", as QtJsonCodec reports it.
@@ -92,6 +89,11 @@ private:
     bool scanUtf8(const char *&p);
     bool skipObject(int depth);
     bool skipArray(int depth);
+    // At `opener`: enters an object or array; false if it is empty (past `closer`) or on an
+    // error.
+    bool enter(char opener, char closer, int depth);
+    // After a member or element: true past a ',', false past `closer` or on an error.
+    bool next(char closer, QLatin1StringView container);
     bool indexMetadata(ObjectIndex &index, const char *base, int depth);
 
     const char *m_begin;
