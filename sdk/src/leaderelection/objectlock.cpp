@@ -69,22 +69,21 @@ QFuture<GetResult> ObjectLock::get()
     const quint64 call = ++d->calls;
     detail::whenFinished(d->client->requestAsync("GET", d->objectPath()), d->mailbox,
         [this, promise, call](const Response &response) {
-            const bool latest = call == d->calls;
             ObjectResult object = RestClient::decodeObject(response);
             if (!object) {
-                if (latest)
-                    d->object.reset();
+                // client-go's locks keep the object they had when a get fails (LeaseLock
+                // today, and the ConfigMap and Endpoints locks of v0.26, after
+                // kubernetes/client-go#966), so a leader's next optimistic update still
+                // writes over the version it last knew.
                 detail::fulfil(promise, GetResult(object.error()));
                 return;
             }
-            GetResult record = recordOf(*object);
-            if (latest) {
-                if (record)
-                    d->object = *object;
-                else
-                    d->object.reset();
-            }
-            detail::fulfil(promise, std::move(record));
+            // The object is remembered even when its record cannot be read, as client-go's
+            // configMapLock and endpointsLock do (the Unmarshal error comes after
+            // `cml.cm = cm`): a leader's next update may then write a good record over it.
+            if (call == d->calls)
+                d->object = *object;
+            detail::fulfil(promise, recordOf(*object));
         });
     return promise->future();
 }
@@ -101,12 +100,19 @@ QFuture<WriteResult> ObjectLock::create(const LeaderElectionRecord &record)
                              encode(object), "application/json"),
         d->mailbox, [this, promise, call](const Response &response) {
             ObjectResult created = RestClient::decodeObject(response);
+            if (call == d->calls) {
+                // client-go assigns what its client's Create returns, an empty object on
+                // error ("ll.lease, err = Create(...)"), with which no update can be made:
+                // after a failed create, update() needs a get() first.
+                if (created)
+                    d->object = *created;
+                else
+                    d->object.reset();
+            }
             if (!created) {
                 detail::fulfil(promise, WriteResult(created.error()));
                 return;
             }
-            if (call == d->calls)
-                d->object = *created;
             detail::fulfil(promise, WriteResult());
         });
     return promise->future();

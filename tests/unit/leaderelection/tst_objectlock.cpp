@@ -1,8 +1,9 @@
-// ObjectLock (through LeaseLock) over a RestClient and a scripted local API server: calls may
-// overlap (the elector abandons a call that hangs and makes a newer one), and the late reply of
-// an older call must not replace the object, and so the resourceVersion, that a newer call
-// read. (The locks against the real apiserver are in tests/e2e/leaderelection.)
+// ObjectLock (through LeaseLock and ConfigMapLock) over a RestClient and a scripted local API
+// server: calls may overlap (the elector abandons a call that hangs and makes a newer one), and the
+// late reply of an older call must not replace the object, and so the resourceVersion, that a newer
+// call read. (The locks against the real apiserver are in tests/e2e/leaderelection.)
 #include <qcm/client/restclient.h>
+#include <qcm/leaderelection/annotationlock.h>
 #include <qcm/leaderelection/leaselock.h>
 #include <qcm/record/eventrecorder.h>
 
@@ -45,12 +46,24 @@ public:
 
     QList<Request> requests;
 
-    void reply(int index, const QJsonObject &body)
+    void reply(int index, const QJsonObject &body, const QByteArray &status = "200 OK")
     {
         const QByteArray json = QJsonDocument(body).toJson(QJsonDocument::Compact);
-        requests[index].socket->write("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
-                                      "Content-Length: "
+        requests[index].socket->write("HTTP/1.1 " + status
+            + "\r\nContent-Type: application/json\r\n"
+              "Content-Length: "
             + QByteArray::number(json.size()) + "\r\n\r\n" + json);
+    }
+
+    // A metav1.Status failure, as the apiserver sends it.
+    void replyStatus(int index, int code, const char *reason)
+    {
+        const QJsonObject status {{QStringLiteral("kind"), QStringLiteral("Status")},
+            {QStringLiteral("apiVersion"), QStringLiteral("v1")},
+            {QStringLiteral("status"), QStringLiteral("Failure")},
+            {QStringLiteral("reason"), QString::fromLatin1(reason)},
+            {QStringLiteral("code"), code}};
+        reply(index, status, QByteArray::number(code) + ' ' + reason);
     }
 
 private:
@@ -130,6 +143,9 @@ class tst_ObjectLock : public QObject
 
 private slots:
     void lateReplyDoesNotReplaceNewerObject();
+    void failedGetKeepsTheObject();
+    void failedCreateForgetsTheObject();
+    void unreadableRecordIsRememberedAndOverwritten();
     void eventsAreAboutTheLockObject();
 };
 
@@ -150,6 +166,17 @@ struct LockOnHeldServer
         config.server = server.url();
         config.qps = 0;
         return config;
+    }
+
+    // get(), answered with the Lease "me" holds at `resourceVersion`: whether it succeeded.
+    bool getAnswered(const char *resourceVersion)
+    {
+        const qsizetype index = server.requests.size();
+        QFuture<GetResult> read = lock.get();
+        if (!QTest::qWaitFor([&] { return server.requests.size() > index; }))
+            return false;
+        server.reply(index, lease(resourceVersion, "me"));
+        return QTest::qWaitFor([&] { return read.isFinished(); }) && read.result().ok();
     }
 
     HeldServer server;
@@ -199,6 +226,102 @@ void tst_ObjectLock::lateReplyDoesNotReplaceNewerObject()
     QCOMPARE(resourceVersionOf(server.requests[5].body), QStringLiteral("10")); // not 9
     server.reply(5, lease("11", "me"));
     QTRY_VERIFY(next.isFinished());
+}
+
+// client-go's LeaseLock.Get assigns the lease only once the get succeeded: after a get that
+// fails (a timeout, a 5xx, NotFound), the leader's optimistic update still writes over the
+// version it last knew instead of failing without a request.
+void tst_ObjectLock::failedGetKeepsTheObject()
+{
+    LockOnHeldServer held;
+    HeldServer &server = held.server;
+    LeaseLock &lock = held.lock;
+
+    QVERIFY(held.getAnswered("7"));
+    QFuture<GetResult> failed = lock.get();
+    QTRY_COMPARE(server.requests.size(), 2);
+    server.replyStatus(1, 500, "InternalError");
+    QTRY_VERIFY(failed.isFinished());
+    QVERIFY(!failed.result().ok());
+    QFuture<GetResult> missing = lock.get();
+    QTRY_COMPARE(server.requests.size(), 3);
+    server.replyStatus(2, 404, "NotFound");
+    QTRY_VERIFY(missing.isFinished());
+    QVERIFY(missing.result().error().isNotFound());
+
+    QFuture<WriteResult> update = lock.update(mine());
+    QTRY_COMPARE(server.requests.size(), 4);
+    QCOMPARE(server.requests[3].method, QByteArray("PUT"));
+    QCOMPARE(resourceVersionOf(server.requests[3].body), QStringLiteral("7"));
+    server.reply(3, lease("8", "me"));
+    QTRY_VERIFY(update.isFinished());
+    QVERIFY(!update.result());
+}
+
+// client-go's Create assigns what its client returns, an empty object when the create fails:
+// no update can follow until a get.
+void tst_ObjectLock::failedCreateForgetsTheObject()
+{
+    LockOnHeldServer held;
+    HeldServer &server = held.server;
+    LeaseLock &lock = held.lock;
+
+    QVERIFY(held.getAnswered("7"));
+    QFuture<WriteResult> create = lock.create(mine());
+    QTRY_COMPARE(server.requests.size(), 2);
+    QCOMPARE(server.requests[1].method, QByteArray("POST"));
+    server.replyStatus(1, 409, "AlreadyExists");
+    QTRY_VERIFY(create.isFinished());
+    QVERIFY(create.result()->isAlreadyExists());
+
+    QFuture<WriteResult> update = lock.update(mine());
+    QTRY_VERIFY(update.isFinished());
+    QVERIFY(update.result());
+    QCOMPARE(update.result()->message,
+        QStringLiteral("lease not initialized, call get or create first"));
+    QTest::qWait(50);
+    QCOMPARE(server.requests.size(), 2); // no request
+}
+
+// client-go's configMapLock/endpointsLock remember the object before they parse the record:
+// the get fails, but a leader's next update writes a good record over the bad one.
+void tst_ObjectLock::unreadableRecordIsRememberedAndOverwritten()
+{
+    HeldServer server;
+    RestClient client(LockOnHeldServer::clientConfig(server));
+    ConfigMapLock lock(QStringLiteral("ns"), QStringLiteral("lock"), &client,
+        ResourceLockConfig {QStringLiteral("me"), nullptr});
+
+    QJsonObject configMap {{QStringLiteral("apiVersion"), QStringLiteral("v1")},
+        {QStringLiteral("kind"), QStringLiteral("ConfigMap")},
+        {QStringLiteral("metadata"),
+            QJsonObject {{QStringLiteral("name"), QStringLiteral("lock")},
+                {QStringLiteral("namespace"), QStringLiteral("ns")},
+                {QStringLiteral("resourceVersion"), QStringLiteral("5")},
+                {QStringLiteral("annotations"),
+                    QJsonObject {{QString::fromLatin1(LeaderElectionRecordAnnotationKey),
+                        QStringLiteral("{not json")}}}}}};
+    QFuture<GetResult> read = lock.get();
+    QTRY_COMPARE(server.requests.size(), 1);
+    server.reply(0, configMap);
+    QTRY_VERIFY(read.isFinished());
+    QVERIFY(!read.result().ok());
+    QCOMPARE(read.result().error().reason, QStringLiteral("InvalidRecord"));
+
+    QFuture<WriteResult> update = lock.update(mine());
+    QTRY_COMPARE(server.requests.size(), 2);
+    QCOMPARE(server.requests[1].method, QByteArray("PUT"));
+    const QJsonObject written = QJsonDocument::fromJson(server.requests[1].body).object();
+    QCOMPARE(resourceVersionOf(server.requests[1].body), QStringLiteral("5"));
+    const QString annotation = written.value(QStringLiteral("metadata"))
+                                   .toObject()
+                                   .value(QStringLiteral("annotations"))
+                                   .toObject()
+                                   .value(QString::fromLatin1(LeaderElectionRecordAnnotationKey))
+                                   .toString();
+    QCOMPARE(annotation.toUtf8(), mine().toAnnotation());
+    server.reply(1, configMap);
+    QTRY_VERIFY(update.isFinished());
 }
 
 // client-go's LeaseLock.RecordEvent: a Normal LeaderElection Event "<identity> <event>" about

@@ -2,10 +2,20 @@
 // RestClient. The base of LeaseLock, ConfigMapLock and EndpointsLock; a subclass only says
 // where in the object the record lives.
 //
-// get() remembers the object it read, with its resourceVersion; update() writes the record
-// into that object and PUTs it, so the server rejects it with Conflict if anyone wrote in
-// between. create() POSTs a new object. Only the reply to the latest call is remembered: a
-// late reply to an earlier call is reported to its caller but changes nothing here.
+// The lock remembers one object, whose resourceVersion the next update() writes over, as
+// client-go's locks do:
+//   get()     remembers the object it read, also when the record in it cannot be read (the
+//             get fails, but a later update may write a good record over it); a get that
+//             fails leaves the remembered object as it was (client-go since
+//             kubernetes/client-go#966);
+//   create()  POSTs a new object and remembers it; a failed create forgets the object
+//             (client-go keeps the empty object its client returns), so update() then fails
+//             until a get();
+//   update()  writes the record into the remembered object and PUTs it, so the server rejects
+//             it with Conflict if anyone wrote in between; the remembered object carries the
+//             new record from then on, and the server's reply once it succeeds.
+// Only the reply to the latest call is remembered: a late reply to an earlier call is
+// reported to its caller but changes nothing here.
 // setWatching(true) watches the object (a field selector on its name) and emits changed() on every
 // event; a watch that ends is started again after a second.
 //
@@ -50,7 +60,7 @@ protected:
         client::RestClient *client, ResourceLockConfig config, QObject *parent);
 
     // The record kept in `object`, and its raw form. A record that cannot be read is an
-    // error (the elector then retries; it never overwrites what it cannot read).
+    // error: get() fails with it (the elector then retries, as client-go's).
     virtual GetResult recordOf(const client::Object &object) const = 0;
     // `object` (a new one with only apiVersion, kind and metadata when creating) with
     // `record` written into it.
