@@ -2,6 +2,7 @@
 
 #include <QtCore/QJsonArray>
 #include <QtCore/QJsonDocument>
+#include <QtCore/QRegularExpression>
 
 namespace qcm::leaderelection {
 
@@ -25,26 +26,44 @@ QJsonValue timeValue(const QDateTime &t, bool micro)
                                     : QStringLiteral("yyyy-MM-dd'T'HH:mm:ss'Z'"));
 }
 
-// RFC 3339 with any number of fractional digits (QDateTime keeps milliseconds).
-QDateTime parseTime(QString text)
+// What metav1.Time's UnmarshalJSON accepts: Go's time.Parse(time.RFC3339, …), which takes a
+// one- or two-digit hour, any number of fractional digits after '.' or ',', and "Z" or an
+// offset ±hh:mm (up to 24:60), and checks the ranges of the date and the time. Anything else
+// (no zone, a space for 'T', a lower-case 'z') is invalid. QDateTime keeps milliseconds.
+QDateTime parseTime(const QString &text)
 {
-    int ms = 0;
-    const int dot = text.indexOf(QLatin1Char('.'));
-    if (dot >= 0) {
-        int end = dot + 1;
-        while (end < text.size() && text.at(end).isDigit())
-            ++end;
-        ms = (text.mid(dot + 1, end - dot - 1) + QStringLiteral("000")).left(3).toInt();
-        text.remove(dot, end - dot);
+    static const QRegularExpression rfc3339(QStringLiteral(
+        R"(^([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{1,2}):([0-9]{2}):([0-9]{2})(?:[.,]([0-9]+))?(?:Z|([+-])([0-9]{2}):([0-9]{2}))$)"));
+    const QRegularExpressionMatch m = rfc3339.match(text);
+    if (!m.hasMatch())
+        return QDateTime();
+    auto number = [&m](int group) { return m.captured(group).toInt(); };
+    const QDate date(number(1), number(2), number(3));
+    const int ms = (m.captured(7) + QStringLiteral("00")).left(3).toInt();
+    if (!date.isValid() || number(4) > 23 || number(5) > 59 || number(6) > 59)
+        return QDateTime();
+    int offset = 0;
+    if (m.hasCaptured(8)) {
+        if (number(9) > 24 || number(10) > 60)
+            return QDateTime();
+        offset
+            = (number(9) * 60 + number(10)) * 60 * (m.captured(8) == QLatin1String("-") ? -1 : 1);
     }
-    const QDateTime t = QDateTime::fromString(text, Qt::ISODate);
-    return t.isValid() ? t.addMSecs(ms).toUTC() : QDateTime();
+    return QDateTime(date, QTime(number(4), number(5), number(6), ms), Qt::UTC).addSecs(-offset);
 }
 
+// A JSON string as Go's json.Marshal writes it: it also escapes <, > and & (HTML-safe) and
+// U+2028, U+2029.
 QByteArray jsonString(const QString &s)
 {
     const QByteArray array = QJsonDocument(QJsonArray {s}).toJson(QJsonDocument::Compact);
-    return array.mid(1, array.size() - 2); // strip [ ]
+    return array
+        .mid(1, array.size() - 2) // strip [ ]
+        .replace("<", "\\u003c")
+        .replace(">", "\\u003e")
+        .replace("&", "\\u0026")
+        .replace("\xe2\x80\xa8", "\\u2028")
+        .replace("\xe2\x80\xa9", "\\u2029");
 }
 
 QByteArray jsonValue(const QJsonValue &v)
@@ -83,8 +102,9 @@ Result<LeaderElectionRecord> LeaderElectionRecord::fromAnnotation(const QByteArr
                         : QStringLiteral("not an object"))};
     const QJsonObject o = doc.object();
     LeaderElectionRecord r;
+    // As Go's json.Unmarshal: null leaves a field at its zero value.
     const QJsonValue holder = o.value(HolderIdentity);
-    if (!holder.isUndefined() && !holder.isString())
+    if (!holder.isUndefined() && !holder.isNull() && !holder.isString())
         return fieldError(HolderIdentity, QStringLiteral("must be a string"));
     r.holderIdentity = holder.toString();
     for (const auto &[name, target] : {std::pair {LeaseDurationSeconds, &r.leaseDurationSeconds},

@@ -45,6 +45,7 @@ private slots:
     void annotationForm();
     void annotationErrors_data();
     void annotationErrors();
+    void annotationAsGoUnmarshals();
     void leaseSpecToLeaderElectionRecordRoundTrip();
     void lockTypesByName();
     void defaultIdentity();
@@ -73,6 +74,15 @@ void tst_ResourceLock::annotationForm()
     QCOMPARE(back->holderIdentity, r.holderIdentity);
     QCOMPARE(back->acquireTime, at("2024-03-01T10:00:00Z"));
     QCOMPARE(back->leaderTransitions, 3);
+
+    // Strings as Go's json.Marshal escapes them (HTML-safe; U+2028 and U+2029; controls).
+    LeaderElectionRecord odd;
+    odd.holderIdentity = QStringLiteral("a<b>&c\u2028\u2029\x01\b\f\t\x7f\"\\/\u00e9");
+    QCOMPARE(odd.toAnnotation().left(odd.toAnnotation().indexOf(",\"leaseDuration")),
+        QByteArray(R"({"holderIdentity":"a\u003cb\u003e\u0026c\u2028\u2029\u0001\b\f\t)") + "\x7f"
+            + QByteArray(R"(\"\\/)") + "\xc3\xa9\"");
+    QCOMPARE(LeaderElectionRecord::fromAnnotation(odd.toAnnotation())->holderIdentity,
+        odd.holderIdentity);
 
     // What a released lock writes, and unset times.
     LeaderElectionRecord empty;
@@ -109,6 +119,54 @@ void tst_ResourceLock::annotationErrors_data()
     QTest::newRow("time") << QByteArray(R"({"renewTime":"yesterday"})")
                           << key + QStringLiteral(".renewTime")
                           << QStringLiteral("must be an RFC 3339 time");
+    // Go's time.Parse(time.RFC3339, …) refuses these; Qt's ISO 8601 parser took them.
+    for (const char *time : {"2024-03-01T10:00:00", "2024-03-01 10:00:00Z", "2024-03-01t10:00:00Z",
+             "2024-03-01T10:00:00z", "2024-03-01T10:00Z", "2024-13-01T10:00:00Z",
+             "2024-02-30T10:00:00Z", "2024-03-01T24:00:00Z", "2024-03-01T10:00:60Z",
+             "2024-03-01T10:00:00+0200", "2024-03-01T10:00:00+25:00", "2024-3-01T10:00:00Z",
+             "20240301T100000Z", "2024-03-01T10:00:00.Z"}) {
+        QTest::newRow(time) << QByteArray(R"({"acquireTime":")") + time + "\"}"
+                            << key + QStringLiteral(".acquireTime")
+                            << QStringLiteral("must be an RFC 3339 time");
+    }
+    QTest::newRow("time number") << QByteArray(R"({"acquireTime":1709287200})")
+                                 << key + QStringLiteral(".acquireTime")
+                                 << QStringLiteral("must be an RFC 3339 time");
+}
+
+// What Go's json.Unmarshal into the record accepts.
+void tst_ResourceLock::annotationAsGoUnmarshals()
+{
+    // null leaves every field at its zero value, the holder included.
+    auto nulls = LeaderElectionRecord::fromAnnotation(
+        R"({"holderIdentity":null,"leaseDurationSeconds":null,"acquireTime":null,)"
+        R"("renewTime":null,"leaderTransitions":null})");
+    QVERIFY2(nulls.ok(), nulls ? "" : qPrintable(nulls.error().toString()));
+    QCOMPARE(*nulls, LeaderElectionRecord());
+    // Unknown fields are ignored (a v0.37 record's strategy and preferredHolder too).
+    auto extra = LeaderElectionRecord::fromAnnotation(
+        R"({"holderIdentity":"a","strategy":"OldestEmulationVersion","x":[1]})");
+    QVERIFY(extra.ok());
+    QCOMPARE(extra->holderIdentity, QStringLiteral("a"));
+    QVERIFY(extra->strategy.isEmpty());
+    // time.Parse(RFC3339) takes a one-digit hour, a comma before the fraction, any number of
+    // fractional digits, and offsets up to 24:60.
+    const struct
+    {
+        const char *text;
+        const char *utc;
+    } times[] = {{"2024-03-01T9:00:00Z", "2024-03-01T09:00:00.000Z"},
+        {"2024-03-01T10:00:00,5Z", "2024-03-01T10:00:00.500Z"},
+        {"2024-03-01T10:00:00.123456789Z", "2024-03-01T10:00:00.123Z"},
+        {"2024-03-01T10:00:00-01:30", "2024-03-01T11:30:00.000Z"},
+        {"2024-03-01T10:00:00+24:00", "2024-02-29T10:00:00.000Z"},
+        {"2024-02-29T23:59:59Z", "2024-02-29T23:59:59.000Z"}};
+    for (const auto &t : times) {
+        auto r = LeaderElectionRecord::fromAnnotation(
+            QByteArray(R"({"renewTime":")") + t.text + "\"}");
+        QVERIFY2(r.ok(), t.text);
+        QCOMPARE(r->renewTime.toString(Qt::ISODateWithMs), QString::fromLatin1(t.utc));
+    }
 }
 
 void tst_ResourceLock::annotationErrors()

@@ -40,7 +40,12 @@ struct QCM_SDK_EXPORT LeaderElectionRecord
     // The annotation form: {"holderIdentity":…,"leaseDurationSeconds":…,"acquireTime":…,
     // "renewTime":…,"leaderTransitions":…}, times as RFC 3339 seconds or null.
     QByteArray toAnnotation() const;
-    // Parses the annotation form; a bad value is an Error naming the field.
+    // Parses the annotation form as client-go's json.Unmarshal into the record does: unknown
+    // fields are ignored, null or a missing field leaves its zero value, times are RFC 3339
+    // (Go's time.Parse(time.RFC3339, …): a zone is required; sub-second digits are kept to
+    // the millisecond). A bad value is an Error naming the field. Differences left: keys match
+    // exactly (Go's also case-insensitively), and an integer written as 15.0 or 1.5e1 is
+    // accepted (Go's refuses it).
     static Result<LeaderElectionRecord> fromAnnotation(const QByteArray &json);
 
     // The Lease spec form (LeaderElectionRecordToLeaseSpec / LeaseSpecToLeaderElectionRecord).
