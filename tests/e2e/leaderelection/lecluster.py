@@ -36,16 +36,25 @@ class Cluster:
         self.kubectl("create", "namespace", ns)
         return ns
 
-    def holder(self, lock, ns, name):
-        """The holder recorded on the server, per object of the lock type."""
+    def records(self, lock, ns, name):
+        """The leader election records on the server, one per object of the lock type, each
+        as {"kind", "raw", "holderIdentity", "leaseDurationSeconds", "acquireTime",
+        "renewTime", "leaderTransitions"}: the annotation's text for ConfigMaps and Endpoints
+        (raw), the Lease's spec (raw is its JSON). None for an object without a record."""
         def lease():
-            return self.get_json("leases.coordination.k8s.io", ns, name)["spec"].get(
-                "holderIdentity", "")
+            spec = self.get_json("leases.coordination.k8s.io", ns, name)["spec"]
+            return {"kind": "Lease", "raw": json.dumps(spec),
+                    "holderIdentity": spec.get("holderIdentity", ""),
+                    "leaseDurationSeconds": spec.get("leaseDurationSeconds"),
+                    "acquireTime": spec.get("acquireTime"), "renewTime": spec.get("renewTime"),
+                    "leaderTransitions": spec.get("leaseTransitions")}
 
         def annotated(resource):
             meta = self.get_json(resource, ns, name)["metadata"]
-            record = meta.get("annotations", {}).get("control-plane.alpha.kubernetes.io/leader")
-            return json.loads(record)["holderIdentity"] if record else None
+            raw = meta.get("annotations", {}).get("control-plane.alpha.kubernetes.io/leader")
+            if raw is None:
+                return None
+            return dict(json.loads(raw), kind=resource, raw=raw)
 
         return {
             "leases": lambda: [lease()],
@@ -54,6 +63,10 @@ class Cluster:
             "endpointsleases": lambda: [annotated("endpoints"), lease()],
             "configmapsleases": lambda: [annotated("configmaps"), lease()],
         }[lock]()
+
+    def holder(self, lock, ns, name):
+        """The holder recorded on the server, per object of the lock type."""
+        return [r["holderIdentity"] if r else None for r in self.records(lock, ns, name)]
 
 
 class Candidate:

@@ -11,15 +11,19 @@ renew deadline 2 s, retry period 1 s. Scenarios (the issue's list):
   kill_cycles         20 SIGKILL cycles; no two logged leading intervals overlap
   pause               SIGSTOP the leader past leaseDuration, SIGCONT: it steps down before any
                       leader work, no overlap
-  partition           the leader reaches the apiserver through a TCP proxy that is cut: it steps
-                      down within renewDeadline
+  partition           the leader reaches the apiserver through a TCP proxy that is cut: its term
+                      ends within renewDeadline (and not before the last renewal's deadline)
   lock_types          leases, configmaps, endpoints, endpointsleases, configmapsleases: each
-                      elects, records the holder on the server, and hands over
+                      elects; kubectl shows the record on every object of the lock (both, for
+                      the multi locks) in client-go's encoding (the annotation's JSON, the
+                      Lease's spec); it renews, hands over (leaderTransitions + 1) and releases
+                      (holder "", leaseDurationSeconds 1)
 Every scenario also checks that leader work (WORK lines) happened only inside its terms.
 """
 import argparse
 import os
 import pathlib
+import re
 import signal
 import sys
 import time
@@ -184,17 +188,53 @@ def partition(s):
               f"(renewDeadline {RENEW} s)")
         # The term ends renewDeadline after the last renewal that succeeded, which was sent at
         # most retryPeriod (plus two round trips) before the cut: so not earlier than this, or
-        # the leader stopped renewing, or gave up its term, before the deadline. (That it ends
-        # no later than cut + renewDeadline holds by construction; the log time is the check.)
+        # the leader stopped renewing, or gave up its term, before the deadline.
         check(end >= cut + RENEW - RETRY - 0.5,
               f"the term ended {end - cut:.3f} s after the cut, before the deadline of the last "
               f"renewal before it")
+        # Stepping down within renewDeadline: every renewal that succeeded was sent before the
+        # cut, so the term (the token's deadline, after which no WORK is logged: final_checks)
+        # ends within renewDeadline of it. 50 ms for the cut to reach the proxy's threads.
+        check(end <= cut + RENEW + 0.05,
+              f"the term ended {end - cut:.3f} s after the cut, more than renewDeadline")
+        # The elector notices (logs STOPPED) on its own deadline timer, a little later.
         check(t - cut <= RENEW + 0.3, f"stepping down was logged {t - cut:.3f} s after the cut")
         new, started = wait_for_leader(others, LEASE + 5)
         check(new, "nobody took over from the cut leader")
         check(started >= end, "the new leader started before the cut one ended")
     finally:
         proxy.close()
+
+
+# client-go's json.Marshal of the annotation record (v0.23's LeaderElectionRecord: these keys in
+# this order, metav1.Time as RFC 3339 in seconds, UTC), and a Lease's MicroTime.
+ANNOTATION_RECORD = re.compile(
+    r'^\{"holderIdentity":"(?P<holder>[^"]*)","leaseDurationSeconds":(?P<duration>\d+),'
+    r'"acquireTime":(?P<acquire>"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ"|null),'
+    r'"renewTime":(?P<renew>"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ"|null),'
+    r'"leaderTransitions":(?P<transitions>\d+)\}$')
+MICRO_TIME = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$")
+
+
+def check_records(s, lock, name, holder, duration, transitions):
+    """Every object of the lock carries the record, in client-go's encoding, with these
+    values; returns the records."""
+    records = s.cluster.records(lock, s.ns, name)
+    check(all(records), f"{lock}: an object has no record: {records}")
+    for r in records:
+        what = f"{lock}: the {r['kind']} record {r['raw']}"
+        if r["kind"] == "Lease":
+            check(all(MICRO_TIME.match(r[t] or "") for t in ("acquireTime", "renewTime")),
+                  f"{what}: times are not MicroTime")
+        else:
+            check(ANNOTATION_RECORD.match(r["raw"]), f"{what}: not client-go's annotation form")
+        check((r["holderIdentity"], r["leaseDurationSeconds"], r["leaderTransitions"])
+              == (holder, duration, transitions),
+              f"{what}: expected holder {holder!r}, leaseDurationSeconds {duration}, "
+              f"leaderTransitions {transitions}")
+    check(len({(r["acquireTime"] or "")[:19] for r in records}) == 1,
+          f"{lock}: the objects' acquireTimes differ: {[r['acquireTime'] for r in records]}")
+    return records
 
 
 def lock_types(s):
@@ -204,18 +244,30 @@ def lock_types(s):
         b = s.spawn(lock=lock, name=name, release=True)
         first, _ = wait_for_leader([a, b], 15)
         check(first, f"{lock}: nobody leads")
-        time.sleep(0.5)
-        check(s.cluster.holder(lock, s.ns, name) == [first.identity] * len(
-            s.cluster.holder(lock, s.ns, name)), f"{lock}: the server says "
-              f"{s.cluster.holder(lock, s.ns, name)}, not {first.identity}")
-        first.signal(signal.SIGTERM)
         other = b if first is a else a
+        # The record on every object (both, for the multi locks, checked with kubectl).
+        check(wait_for(lambda: s.cluster.holder(lock, s.ns, name) == [first.identity] * len(
+            s.cluster.holder(lock, s.ns, name)), 5),
+            f"{lock}: the server says {s.cluster.holder(lock, s.ns, name)}, not {first.identity}")
+        before = check_records(s, lock, name, first.identity, LEASE, 0)
+        # The leader renews: renewTime moves on every object (seconds in the annotations).
+        check(wait_for(lambda: all(r["renewTime"][:19] != old["renewTime"][:19] for r, old in zip(
+            s.cluster.records(lock, s.ns, name), before)), 3 * RETRY + 1),
+            f"{lock}: renewTime did not advance: {s.cluster.records(lock, s.ns, name)}")
+        check(not other.events("STARTED"), f"{lock}: both lead")
+        # Handover: the release, then the other one takes it, one more transition.
+        first.signal(signal.SIGTERM)
         check(wait_for(other.leading, 5), f"{lock}: no handover")
+        check(first.proc.wait(10) == 0, f"{lock}: the first leader did not stop cleanly")
         check(wait_for(lambda: set(s.cluster.holder(lock, s.ns, name)) == {other.identity}, 5),
               f"{lock}: after handover the server says {s.cluster.holder(lock, s.ns, name)}")
+        check_records(s, lock, name, other.identity, LEASE, 1)
+        # The last one releases: holder "", leaseDurationSeconds 1, transitions kept.
         other.signal(signal.SIGTERM)
         check(other.proc.wait(10) == 0, f"{lock}: did not stop cleanly")
-        print(f"    {lock}: elected, recorded, handed over, released")
+        check_records(s, lock, name, "", 1, 1)
+        print(f"    {lock}: elected, recorded on {len(before)} object(s) in client-go's form, "
+              f"renewed, handed over, released")
 
 
 SCENARIOS = [one_leader, crash_failover, graceful_failover, kill_cycles, pause, partition,
