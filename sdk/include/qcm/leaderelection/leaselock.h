@@ -1,8 +1,9 @@
 // LeaseLock: the record is the spec of a coordination.k8s.io/v1 Lease (client-go's
 // resourcelock.LeaseLock). The default lock, and the only one client-go still has.
 //
-// The raw form compared by the elector is the record as JSON (holder, duration, times in
-// milliseconds, transitions), so every renewal changes it.
+// The raw form compared by the elector is the spec as JSON (holder, duration, times in
+// milliseconds, transitions), so every renewal changes it. (client-go's is json.Marshal of the
+// record, times in seconds: the same changes, since renewals are at least a second apart.)
 //
 // Thread safety: as ResourceLock.
 #pragma once
