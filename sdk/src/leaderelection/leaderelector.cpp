@@ -234,6 +234,10 @@ void LeaderElector::startAttempt()
         d->attemptTimer->stop();
         onAttemptDone(succeeded);
     });
+    if (d->state == Private::State::Leading && d->renewCycleDue) {
+        d->renewCycleStart = d->attemptStart;
+        d->renewCycleDue = false;
+    }
     // The attempt's own bound, as client-go's context timeout: a request that hangs (a client
     // without a timeout, a dead connection) must not stop the elector from trying again.
     d->attemptTimer->reset(d->attemptStart + d->config.renewDeadline);
@@ -390,8 +394,10 @@ void LeaderElector::onAttemptDone(bool succeeded)
             d->token.extend(d->leaseDeadline);
             d->deadlineTimer->reset(d->leaseDeadline);
             qCDebug(lcLeaderElection).noquote() << "successfully renewed lease" << d->desc();
-            // client-go's wait.Until: the next renewal retryPeriod after this one completed.
+            // client-go's wait.Until: the next renewal retryPeriod after this one completed,
+            // and it starts a new cycle.
             d->retryTimer->reset(now + d->config.retryPeriod);
+            d->renewCycleDue = true;
             return;
         }
         if (!observedHolderIsMe()) {
@@ -399,9 +405,12 @@ void LeaderElector::onAttemptDone(bool succeeded)
                          .arg(d->desc(), leader()));
             return;
         }
-        // client-go's wait.PollUntilContextTimeout (a ticker of retryPeriod): the next try
-        // retryPeriod after this one started, or at once if it took longer.
-        d->retryTimer->reset(std::max(now, d->attemptStart + d->config.retryPeriod));
+        // client-go's wait.PollUntilContextTimeout polls on a ticker of retryPeriod started
+        // with the cycle's first try (not sliding): the next try comes on the first tick after
+        // this one started, or at once if that tick came while it ran (Go keeps one tick).
+        const auto ticks = (d->attemptStart - d->renewCycleStart) / d->config.retryPeriod + 1;
+        const TimePoint tick = d->renewCycleStart + ticks * d->config.retryPeriod;
+        d->retryTimer->reset(std::max(now, tick));
         return;
     }
     case Private::State::Idle:
@@ -426,6 +435,7 @@ void LeaderElector::becomeLeader()
         d->masterStatus->set(1);
     qCInfo(lcLeaderElection).noquote() << "successfully acquired lease" << d->desc();
     d->deadlineTimer->reset(d->leaseDeadline);
+    d->renewCycleDue = true;
     if (!emitChecked([this, token] { emit startedLeading(token); }))
         return; // a slot stopped or deleted the elector
     // client-go's renew loop starts with a renewal.

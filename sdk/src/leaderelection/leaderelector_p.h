@@ -36,6 +36,10 @@ struct LeaderElector::Private
     bool attemptInFlight = false;
     bool hintPending = false;
     TimePoint attemptStart;
+    // The renew loop's cycle (client-go's PollUntilContextTimeout): its first try's start is
+    // the origin of the retryPeriod ticks on which failed tries are retried.
+    TimePoint renewCycleStart;
+    bool renewCycleDue = false; // the next renewal starts a cycle
     TimePoint leaseDeadline; // of the current term
     QString reportedLeader;
     QByteArray observedRawRecord;

@@ -34,6 +34,31 @@ void settle()
         QCoreApplication::sendPostedEvents();
 }
 
+// "other" renews the lease it holds: a record whose raw form changes every time, so a candidate
+// sees it change and keeps waiting (the same record written again would not count).
+void otherRenews(FakeLock &lock, int leaseDurationSeconds = 15)
+{
+    static qint64 renewals = 0;
+    LeaderElectionRecord record = holder(QStringLiteral("other"), leaseDurationSeconds);
+    record.acquireTime = QDateTime::fromSecsSinceEpoch(1700000000, Qt::UTC);
+    record.renewTime = record.acquireTime.addMSecs(++renewals);
+    lock.writeByOther(record);
+}
+
+// The value of metric `name` with the label name="foo" (the harness's), or -1 if there is none.
+double metricValue(metrics::Registry &registry, const QString &name)
+{
+    for (const auto &family : registry.collect()) {
+        if (family.name != name)
+            continue;
+        for (const auto &m : family.metrics) {
+            if (m.labels.at(QStringLiteral("name")) == QStringLiteral("foo"))
+                return m.value;
+        }
+    }
+    return -1.0;
+}
+
 } // namespace
 
 struct LeaderElectorHarness
@@ -128,6 +153,7 @@ private slots:
     void tryAcquireOrRenewLeases_data();
     void tryAcquireOrRenewLeases();
     void acquireTimeAndTransitions();
+    void newTermAfterAFailedFastPath();
     void leaderElectionConfigValidation_data();
     void leaderElectionConfigValidation();
     void fastPathLeaderElection_data();
@@ -142,14 +168,18 @@ private slots:
     void checkMethodRace();
     void checkInRejoinWhilePartitioned();
     void pauseStepsDownBeforeLeaderWork();
+    void pausePastRenewDeadlineWithinTheLease_data();
+    void pausePastRenewDeadlineWithinTheLease();
     void lateRenewalReplyDoesNotReviveTheTerm();
     void slowRenewalCountsFromItsSend();
     void renewalRetryCadence();
+    void renewalRetriesOnTheCycleGrid();
     void renewDeadlineEndsTheTerm();
     void lateAcquireReplyDoesNotLead();
     void hungAcquireIsAbandoned();
     void takenOverLeaseStepsDownAtOnce();
     void acquireRetriesWithJitter();
+    void acquireRetriesSlideAndSpreadOverTheJitter();
     void runOrDieExitsOnLoss();
     void rejoinCampaignsAgain();
     void stopWhileCandidate();
@@ -164,6 +194,7 @@ private slots:
     void candidateTriesWhenTheLeaseExpires();
     void lockChangeWakesACandidate();
     void metrics();
+    void metricsFollowEveryTerm();
 };
 
 // --- TestTryAcquireOrRenewLeases ---------------------------------------------------------
@@ -269,6 +300,41 @@ void tst_LeaderElector::acquireTimeAndTransitions()
     QCOMPARE(h.lock->stored->acquireTime, acquired.acquireTime);
 }
 
+// A holder whose fast path fails and whose slow-path read shows the lock released (holder "")
+// takes it as a new holder: leaderTransitions + 1 and a fresh acquireTime. client-go's
+// tryAcquireOrRenew leaves the acquireTime that its failed fast path copied from the observed
+// record in place, so it writes the *previous* term's acquireTime with the new transition (and
+// creates a vanished object with both copied over); qcm writes what a new term is.
+// Deliberate (docs/leaderelection.md).
+void tst_LeaderElector::newTermAfterAFailedFastPath()
+{
+    Harness h;
+    LeaderElectionRecord mine = holder(QStringLiteral("baz"), 15);
+    mine.acquireTime = mine.renewTime = QDateTime::currentDateTimeUtc().addDays(-1);
+    mine.leaderTransitions = 3;
+    h.lock->stored = mine;
+    h.seedObserved(mine, h.clock.now()); // observed valid: the fast path is taken
+    // The fast path's update fails (the lock has read nothing yet: LeaseLock's "not
+    // initialized"); the read then shows a released record.
+    LeaderElectionRecord released = holder(QString(), 1);
+    released.leaderTransitions = 3;
+    h.lock->stored = released;
+    QVERIFY(h.tryAcquireOrRenew());
+    QCOMPARE(h.lock->ops, (QStringList {QStringLiteral("get"), QStringLiteral("update")}));
+    QCOMPARE(h.lock->stored->holderIdentity, QStringLiteral("baz"));
+    QCOMPARE(h.lock->stored->leaderTransitions, 4);
+    QCOMPARE(h.lock->stored->acquireTime, h.lock->stored->renewTime);
+    QVERIFY(h.lock->stored->acquireTime > mine.acquireTime.addSecs(3600));
+
+    // The object vanished meanwhile: created afresh, as on a first acquire.
+    Harness g;
+    g.seedObserved(mine, g.clock.now());
+    QVERIFY(g.tryAcquireOrRenew());
+    QCOMPARE(g.lock->ops, (QStringList {QStringLiteral("get"), QStringLiteral("create")}));
+    QCOMPARE(g.lock->stored->leaderTransitions, 0);
+    QCOMPARE(g.lock->stored->acquireTime, g.lock->stored->renewTime);
+}
+
 // --- TestLeaderElectionConfigValidation ---------------------------------------------------
 
 void tst_LeaderElector::leaderElectionConfigValidation_data()
@@ -278,25 +344,48 @@ void tst_LeaderElector::leaderElectionConfigValidation_data()
     QTest::addColumn<int>("retryMs");
     QTest::addColumn<QString>("identity");
     QTest::addColumn<bool>("withLock");
+    QTest::addColumn<QString>("field");
     QTest::addColumn<QString>("error"); // empty: valid
 
-    QTest::newRow("valid") << 15000 << 2000 << 1000 << "baz" << true << QString();
-    QTest::newRow("defaults") << 15000 << 10000 << 2000 << "baz" << true << QString();
-    QTest::newRow("empty identity")
-        << 15000 << 2000 << 1000 << "" << true << QStringLiteral("Lock identity is empty");
-    QTest::newRow("no lock") << 15000 << 2000 << 1000 << "baz" << false
+    // client-go's two cases: the valid config, and an empty lock identity.
+    QTest::newRow("valid") << 15000 << 2000 << 1000 << "baz" << true << QString() << QString();
+    QTest::newRow("empty identity") << 15000 << 2000 << 1000 << "" << true << "lock"
+                                    << QStringLiteral("Lock identity is empty");
+    // Each of NewLeaderElector's other rules, in its order, and the boundaries.
+    QTest::newRow("defaults") << 15000 << 10000 << 2000 << "baz" << true << QString() << QString();
+    QTest::newRow("no lock") << 15000 << 2000 << 1000 << "baz" << false << "lock"
                              << QStringLiteral("Lock must not be nil.");
-    QTest::newRow("lease not above renew")
-        << 2000 << 2000 << 1000 << "baz" << true
+    QTest::newRow("lease equal to renew")
+        << 2000 << 2000 << 1000 << "baz" << true << "leaseDuration"
         << QStringLiteral("leaseDuration must be greater than renewDeadline");
-    QTest::newRow("renew not above 1.2 retry")
-        << 15000 << 1200 << 1000 << "baz" << true
+    QTest::newRow("lease below renew")
+        << 2000 << 3000 << 1000 << "baz" << true << "leaseDuration"
+        << QStringLiteral("leaseDuration must be greater than renewDeadline");
+    QTest::newRow("renew equal to 1.2 retry")
+        << 15000 << 1200 << 1000 << "baz" << true << "renewDeadline"
         << QStringLiteral("renewDeadline must be greater than retryPeriod*JitterFactor");
-    QTest::newRow("retry below 1s") << 3000 << 2000 << 500 << "baz" << true
+    QTest::newRow("renew just above 1.2 retry")
+        << 15000 << 1201 << 1000 << "baz" << true << QString() << QString();
+    // The rule that leaseDuration > renewDeadline is checked before the jitter rule.
+    QTest::newRow("both ordering rules broken")
+        << 1000 << 1000 << 1000 << "baz" << true << "leaseDuration"
+        << QStringLiteral("leaseDuration must be greater than renewDeadline");
+    // Beyond client-go (which asks > 0): at least 1 s each, checked after the ordering rules.
+    QTest::newRow("lease below 1s") << 900 << 700 << 500 << "baz" << true << "leaseDuration"
+                                    << QStringLiteral("leaseDuration must be at least 1s");
+    QTest::newRow("renew below 1s") << 2000 << 700 << 500 << "baz" << true << "renewDeadline"
+                                    << QStringLiteral("renewDeadline must be at least 1s");
+    QTest::newRow("retry below 1s") << 3000 << 2000 << 500 << "baz" << true << "retryPeriod"
                                     << QStringLiteral("retryPeriod must be at least 1s");
+    QTest::newRow("retry zero") << 3000 << 2000 << 0 << "baz" << true << "retryPeriod"
+                                << QStringLiteral("retryPeriod must be at least 1s");
     QTest::newRow("lease not whole seconds")
-        << 3500 << 2000 << 1000 << "baz" << true
+        << 3500 << 2000 << 1000 << "baz" << true << "leaseDuration"
         << QStringLiteral("leaseDuration must be whole seconds (the lock records seconds)");
+    // The duration rules come before the lock's (client-go's order).
+    QTest::newRow("bad durations and no lock")
+        << 2000 << 2000 << 1000 << "baz" << false << "leaseDuration"
+        << QStringLiteral("leaseDuration must be greater than renewDeadline");
 }
 
 void tst_LeaderElector::leaderElectionConfigValidation()
@@ -306,6 +395,7 @@ void tst_LeaderElector::leaderElectionConfigValidation()
     QFETCH(int, retryMs);
     QFETCH(QString, identity);
     QFETCH(bool, withLock);
+    QFETCH(QString, field);
     QFETCH(QString, error);
 
     LeaderElectionConfig config;
@@ -321,7 +411,7 @@ void tst_LeaderElector::leaderElectionConfigValidation()
     } else {
         QVERIFY(!elector);
         QCOMPARE(elector.error().reason, error);
-        QVERIFY(!elector.error().field.isEmpty());
+        QCOMPARE(elector.error().field, field);
     }
 }
 
@@ -431,6 +521,9 @@ void tst_LeaderElector::releaseOnCancellationOfUpdate()
         return std::nullopt;
     };
     h.lock->holdUpdate = [](int n) { return n == 4; };
+    int updatesAtStoppedLeading = -1;
+    QObject::connect(h.elector.get(), &LeaderElector::stoppedLeading,
+        [&] { updatesAtStoppedLeading = h.lock->updates; });
     h.elector->run();
     settle();
     QVERIFY(h.signalsSeen.contains(QStringLiteral("started")));
@@ -442,6 +535,9 @@ void tst_LeaderElector::releaseOnCancellationOfUpdate()
     h.lock->finishHeldUpdate(WriteResult(canceled()));
     settle();
     QCOMPARE(h.lock->updates, 5); // the release
+    // stoppedLeading() before the release's write (client-go calls OnStoppedLeading after it;
+    // qcm's order is deliberate: the leader's work stops before another may start).
+    QCOMPARE(updatesAtStoppedLeading, 4);
     QCOMPARE(h.lock->stored->holderIdentity, QString());
     QCOMPARE(h.lock->stored->leaseDurationSeconds, 1);
     QCOMPARE(h.lock->events,
@@ -450,6 +546,13 @@ void tst_LeaderElector::releaseOnCancellationOfUpdate()
     QVERIFY(!h.elector->isRunning());
 }
 
+// client-go's "release acquired lock on cancellation of get" never releases: its 4th get (the
+// third renewal's) is the one held and cancelled, its release's get (the 5th) fails with
+// Canceled too, and the case passes only because its onRelease channel is closed by the second
+// renewal's update (update 4), not by a release (client-go v0.37.2 logs "error retrieving
+// resource lock ... context canceled" from release). This port holds the second renewal's get
+// instead and lets the release's calls through, so that the release the case is named for
+// happens and is asserted.
 void tst_LeaderElector::releaseOnCancellationOfGet()
 {
     Harness h([](LeaderElectionConfig &c) { c.releaseOnCancel = true; });
@@ -484,26 +587,34 @@ void tst_LeaderElector::leaderElectionHealthChecker_data()
 {
     QTest::addColumn<bool>("withElector");
     QTest::addColumn<QString>("holder");
-    QTest::addColumn<int>("secondsSinceObserved");
+    QTest::addColumn<qint64>("sinceObservedNs"); // on the elector's clock
     QTest::addColumn<QString>("expected");
     const QString failed = QStringLiteral("failed election to renew leadership on lease foo");
+    auto ns = [](Duration d) { return qint64(d.count()); };
+    // client-go's five cases (leaseDuration 1 min, adaptor timeout 20 s).
     QTest::newRow("call check before leader elector initialized")
-        << false << QString() << 0 << QString();
+        << false << QString() << ns(0s) << QString();
     QTest::newRow("call check when the lease is far expired")
-        << true << QStringLiteral("healthTest") << 3600 << failed;
+        << true << QStringLiteral("healthTest") << ns(1h) << failed;
     QTest::newRow("call check when the lease is far expired but held by another server")
-        << true << QStringLiteral("otherServer") << 3600 << QString();
+        << true << QStringLiteral("otherServer") << ns(1h) << QString();
     QTest::newRow("call check when the lease is not expired")
-        << true << QStringLiteral("healthTest") << 0 << QString();
+        << true << QStringLiteral("healthTest") << ns(0s) << QString();
     QTest::newRow("call check when the lease is expired but inside the timeout")
-        << true << QStringLiteral("healthTest") << 61 << QString();
+        << true << QStringLiteral("healthTest") << ns(61s) << QString();
+    // client-go's comparison is strict: Since(observed) > leaseDuration + timeout.
+    QTest::newRow("exactly leaseDuration + timeout")
+        << true << QStringLiteral("healthTest") << ns(80s) << QString();
+    QTest::newRow("just past leaseDuration + timeout")
+        << true << QStringLiteral("healthTest") << ns(80s + 1ns) << failed;
+    QTest::newRow("nobody holds it, far expired") << true << QString() << ns(1h) << QString();
 }
 
 void tst_LeaderElector::leaderElectionHealthChecker()
 {
     QFETCH(bool, withElector);
     QFETCH(QString, holder);
-    QFETCH(int, secondsSinceObserved);
+    QFETCH(qint64, sinceObservedNs);
     QFETCH(QString, expected);
 
     HealthzAdaptor adaptor(20s);
@@ -517,6 +628,7 @@ void tst_LeaderElector::leaderElectionHealthChecker()
     config.name = QStringLiteral("foo");
     auto elector = LeaderElector::create(config);
     QVERIFY(elector.ok());
+    QVERIFY(!adaptor.check()); // an adaptor starts without an elector, healthy
     if (withElector) {
         auto &d = Harness::d(**elector);
         {
@@ -524,11 +636,16 @@ void tst_LeaderElector::leaderElectionHealthChecker()
             d.observedRecord = testing::holder(holder);
             d.observedTime = clock.now();
         }
-        clock.step(std::chrono::seconds(secondsSinceObserved));
+        clock.step(Duration(sinceObservedNs));
         adaptor.setLeaderElection(elector->get());
     }
     const std::optional<Error> error = adaptor.check();
     QCOMPARE(error ? error->reason : QString(), expected);
+    // The adaptor's answer is the elector's check(timeout).
+    const std::optional<Error> direct = (*elector)->check(20s);
+    QCOMPARE(direct ? direct->reason : QString(), withElector ? expected : QString());
+    adaptor.setLeaderElection(nullptr); // unset before the elector goes: healthy again
+    QVERIFY(!adaptor.check());
 }
 
 // --- TestCheckMethodRace ------------------------------------------------------------------
@@ -688,6 +805,62 @@ void tst_LeaderElector::pauseStepsDownBeforeLeaderWork()
     QCOMPARE(h.signalsSeen.count(QStringLiteral("started")), 1);
 }
 
+// The issue's rule, at its edge: paused longer than renewDeadline (2 s) but shorter than the
+// lease (15 s), so nobody else could have taken over yet, and a renewal and the deadline are
+// both due the instant it resumes. The term still ends: the token is invalid before the
+// elector's thread runs, stoppedLeading() comes before any lock call (no renewal is sent
+// first), and RunOrDie exits. With releaseOnCancel the only calls after the pause are the
+// release, after stoppedLeading().
+void tst_LeaderElector::pausePastRenewDeadlineWithinTheLease_data()
+{
+    QTest::addColumn<bool>("releaseOnCancel");
+    QTest::newRow("RunOrDie") << false;
+    QTest::newRow("RunOrDie, releasing") << true;
+}
+
+void tst_LeaderElector::pausePastRenewDeadlineWithinTheLease()
+{
+    QFETCH(bool, releaseOnCancel);
+    Harness h([&](LeaderElectionConfig &c) { c.releaseOnCancel = releaseOnCancel; });
+    LeaderToken token;
+    QObject::connect(
+        h.elector.get(), &LeaderElector::startedLeading, [&](const LeaderToken &t) { token = t; });
+    bool validInStoppedLeading = true;
+    qsizetype opsAtStoppedLeading = -1;
+    QObject::connect(h.elector.get(), &LeaderElector::stoppedLeading, [&] {
+        validInStoppedLeading = token.isValid() || h.elector->isLeader();
+        opsAtStoppedLeading = h.lock->ops.size();
+    });
+    h.elector->run();
+    settle();
+    h.advance(500ms);
+    QVERIFY(token.isValid());
+    const TimePoint lastRenewalSent = h.d().attemptStart;
+    const qsizetype opsBefore = h.lock->ops.size();
+
+    h.clock.step(2500ms); // the pause: the renewal timer and the deadline both come due
+    QVERIFY(h.clock.now() > lastRenewalSent + 2s);
+    QVERIFY(!token.isValid()); // before the elector's thread has run at all
+    QVERIFY(!h.elector->isLeader());
+    QCOMPARE(h.lock->ops.size(), opsBefore);
+
+    settle(); // it resumes
+    QCOMPARE(opsAtStoppedLeading, opsBefore); // stepped down before any lock call
+    QVERIFY(!validInStoppedLeading);
+    QCOMPARE(token.endedAt(), lastRenewalSent + 2s);
+    QCOMPARE(h.signalsSeen.mid(h.signalsSeen.indexOf(QStringLiteral("stopped"))),
+        (QStringList {QStringLiteral("stopped"), QStringLiteral("finished")}));
+    QCOMPARE(h.exits, 1);
+    if (releaseOnCancel) {
+        QCOMPARE(h.lock->ops.mid(opsBefore),
+            (QStringList {QStringLiteral("get"), QStringLiteral("update")}));
+        QCOMPARE(h.lock->stored->holderIdentity, QString());
+    } else {
+        QCOMPARE(h.lock->ops.size(), opsBefore); // not one renewal after the pause
+        QCOMPARE(h.lock->stored->holderIdentity, QStringLiteral("baz"));
+    }
+}
+
 // A renewal sent before the pause whose success arrives after it does not revive the term:
 // the deadline counts from when the renewal was sent. The reply is handled before the
 // deadline timer, so it is the reply's handling that must see the term is over.
@@ -776,6 +949,46 @@ void tst_LeaderElector::renewalRetryCadence()
     QVERIFY(h.elector->isLeader());
     QVERIFY(tries[2] - tries[1] >= 1200ms);
     QVERIFY(tries[2] - tries[1] <= 1200ms + 10ms); // not 1.2 s + 1 s
+}
+
+// client-go's renew polls with a *ticker* (wait.PollUntilContextTimeout, not sliding): ticks
+// fall on retryPeriod steps from the start of the renew cycle, and a tick that came during a
+// try that overran is used at once. So after an overrunning try, a short failed one is followed
+// by the next *tick*, not by retryPeriod after its own start. Measured with client-go v0.37.2
+// (tries of 1.5 s, 0.2 s, 0 s with retryPeriod 1 s): they start at +0, +1.5, +2.0, +3.0 s.
+void tst_LeaderElector::renewalRetriesOnTheCycleGrid()
+{
+    Harness h([](LeaderElectionConfig &c) { c.renewDeadline = 9s; });
+    h.lock->latency = Duration::zero();
+    h.elector->run();
+    settle(); // acquired, and renewed at once
+    QList<TimePoint> tries; // when each failing try started
+    const QList<Duration> takes {1500ms, 200ms, 0ms, 0ms};
+    // Every try fails: the fast path's update (while the lock has a version to write over),
+    // then the slow path's get, which takes the try's time.
+    h.lock->onUpdate = [](int, const LeaderElectionRecord &) -> std::optional<WriteResult> {
+        return WriteResult(canceled());
+    };
+    h.lock->onGet = [&](int) -> std::optional<GetResult> {
+        tries << h.d().attemptStart;
+        const Duration take = takes.value(tries.size() - 1);
+        if (take > Duration::zero())
+            h.clock.step(take);
+        return GetResult(canceled());
+    };
+    for (int i = 0; i < 600 && tries.size() < 4; ++i)
+        h.advance(10ms);
+    QCOMPARE(tries.size(), 4);
+    QVERIFY(h.elector->isLeader());
+    const TimePoint cycle = tries[0];
+    // The tick at +1 s came during the first try: the next follows it at once (the fake clock
+    // fires a timer due now on its next 10 ms step).
+    QVERIFY(tries[1] - cycle >= 1500ms);
+    QVERIFY(tries[1] - cycle <= 1500ms + 10ms);
+    QVERIFY(tries[2] - cycle >= 2s); // the tick at +2 s, not 1.5 s + 1 s
+    QVERIFY(tries[2] - cycle <= 2s + 10ms);
+    QVERIFY(tries[3] - cycle >= 3s);
+    QVERIFY(tries[3] - cycle <= 3s + 10ms);
 }
 
 // Renewals that keep failing end the term exactly renewDeadline after the start of the last
@@ -891,18 +1104,58 @@ void tst_LeaderElector::acquireRetriesWithJitter()
     TimePoint last = h.clock.now();
     QList<Duration> gaps;
     while (gaps.size() < 30) {
-        h.lock->writeByOther(holder(QStringLiteral("other"), 15)); // "other" keeps renewing
+        otherRenews(*h.lock);
         h.advance(10ms);
         if (h.lock->gets > gaps.size() + 1) {
             gaps << h.clock.now() - last;
             last = h.clock.now();
         }
     }
+    QVERIFY(!h.elector->isLeader()); // every gap was an acquire retry, none a renewal
+    QCOMPARE(h.lock->updates, 0);
     for (Duration gap : gaps) {
         QVERIFY(gap >= 1s);
         QVERIFY(gap < 2200ms + 10ms);
     }
     QVERIFY(*std::max_element(gaps.begin(), gaps.end()) > 1300ms); // it does jitter
+}
+
+// wait.JitterUntil(retryPeriod, 1.2, sliding): the wait starts when a try *completes*, and is
+// retryPeriod + U[0, 1.2) × retryPeriod. Each try here takes 400 ms (a get), so from one try's
+// start to the next is 400 ms + [1 s, 2.2 s). Over 300 tries the waits cover the range (a
+// factor of 1.0 would never exceed 2 s) and average 1.6 s.
+void tst_LeaderElector::acquireRetriesSlideAndSpreadOverTheJitter()
+{
+    Harness h;
+    h.lock->stored = holder(QStringLiteral("other"), 15);
+    h.lock->latency = 400ms;
+    h.elector->run();
+    settle();
+    QCOMPARE(h.lock->gets, 1);
+    TimePoint last = h.clock.now() - 400ms; // when the first get was sent
+    QList<Duration> waits;
+    while (waits.size() < 300) {
+        otherRenews(*h.lock);
+        const int gets = h.lock->gets;
+        h.advance(10ms);
+        if (h.lock->gets > gets) {
+            const TimePoint sent = h.clock.now() - 400ms; // the get ticked the clock
+            waits << sent - last - 400ms; // from the previous try's completion
+            last = sent;
+        }
+    }
+    QVERIFY(!h.elector->isLeader());
+    QCOMPARE(h.lock->updates, 0);
+    Duration sum = Duration::zero();
+    for (Duration wait : waits) {
+        QVERIFY2(
+            wait >= 1s - 10ms && wait < 2200ms + 10ms, qPrintable(QString::number(wait.count())));
+        sum += wait;
+    }
+    QVERIFY(*std::min_element(waits.begin(), waits.end()) < 1200ms);
+    QVERIFY(*std::max_element(waits.begin(), waits.end()) > 2000ms);
+    const Duration mean = sum / waits.size();
+    QVERIFY2(mean > 1450ms && mean < 1750ms, qPrintable(QString::number(mean.count())));
 }
 
 void tst_LeaderElector::runOrDieExitsOnLoss()
@@ -1170,17 +1423,7 @@ void tst_LeaderElector::metrics()
         c.metrics = &registry;
         c.mode = LeaderElectionConfig::Mode::Rejoin;
     });
-    auto value = [&](const QString &name) {
-        for (const auto &family : registry.collect()) {
-            if (family.name == name) {
-                for (const auto &m : family.metrics) {
-                    if (m.labels.at(QStringLiteral("name")) == QStringLiteral("foo"))
-                        return m.value;
-                }
-            }
-        }
-        return -1.0;
-    };
+    auto value = [&](const QString &name) { return metricValue(registry, name); };
     QCOMPARE(value(QStringLiteral("leader_election_master_status")), 0.0);
     h.elector->run();
     settle();
@@ -1192,6 +1435,62 @@ void tst_LeaderElector::metrics()
     QCOMPARE(value(QStringLiteral("leader_election_slowpath_total")), 1.0);
     h.elector->stop();
     QCOMPARE(value(QStringLiteral("leader_election_master_status")), 0.0);
+}
+
+// leader_election_master_status is 1 exactly while leading: 0 when a term is lost, 1 again on
+// the next, 0 after stop() between two renewals (client-go v0.37.2 leaves it at 1 when its
+// context is cancelled while renew waits between renewals: Run returns without leaderOff;
+// measured). leader_election_slowpath_total counts a leader's slow path when it is taken,
+// whether its update then succeeds or not (client-go increments before the update), and never
+// a candidate's.
+void tst_LeaderElector::metricsFollowEveryTerm()
+{
+    metrics::Registry registry;
+    Harness h([&](LeaderElectionConfig &c) {
+        c.metrics = &registry;
+        c.mode = LeaderElectionConfig::Mode::Rejoin;
+    });
+    auto value = [&](const QString &name) { return metricValue(registry, name); };
+    const QString status = QStringLiteral("leader_election_master_status");
+    const QString slowpath = QStringLiteral("leader_election_slowpath_total");
+    h.elector->run();
+    settle();
+    QCOMPARE(value(status), 1.0);
+    QCOMPARE(value(slowpath), 0.0); // acquired by create, renewed by the fast path
+
+    // The fast path conflicts, and so does the slow path's update: counted once all the same.
+    h.lock->writeByOther(*h.lock->stored);
+    h.lock->onUpdate = [](int, const LeaderElectionRecord &) -> std::optional<WriteResult> {
+        return WriteResult(conflict());
+    };
+    h.advance(1s);
+    QCOMPARE(value(slowpath), 1.0);
+    QCOMPARE(value(status), 1.0);
+
+    h.advance(2s); // every renewal fails: the term ends at renewDeadline
+    QVERIFY(!h.elector->isLeader());
+    QCOMPARE(value(status), 0.0);
+
+    h.lock->onUpdate = {};
+    for (int i = 0; i < 10 && !h.elector->isLeader(); ++i)
+        h.advance(1s);
+    QVERIFY(h.elector->isLeader());
+    QCOMPARE(value(status), 1.0);
+    QCOMPARE(h.signalsSeen.count(QStringLiteral("started")), 2);
+
+    h.advance(500ms); // between two renewals
+    h.elector->stop();
+    QCOMPARE(value(status), 0.0);
+
+    // A candidate's slow path (another holder's valid lease) is not counted.
+    metrics::Registry other;
+    Harness g([&](LeaderElectionConfig &c) { c.metrics = &other; });
+    g.lock->stored = holder(QStringLiteral("other"), 15);
+    g.elector->run();
+    settle();
+    g.advance(3s);
+    QVERIFY(!g.elector->isLeader());
+    QCOMPARE(metricValue(other, slowpath), 0.0);
 }
 
 QTEST_GUILESS_MAIN(tst_LeaderElector)

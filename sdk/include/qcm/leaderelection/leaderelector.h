@@ -4,8 +4,9 @@
 // run() makes it a candidate. It tries to acquire the lock at once and then retryPeriod ×
 // [1, 2.2) (JitterFactor 1.2) after each failed try. Once it holds the lock it emits
 // startedLeading(token) and renews: at once, then retryPeriod after each success (client-go's
-// wait.Until); after a failed try, retryPeriod after that try *started*, or at once if it took
-// longer (wait.PollUntilContextTimeout). Leadership lasts until the start of the last
+// wait.Until); after a failed try, on the next retryPeriod tick counted from the first try of
+// that renewal cycle, or at once if that tick passed while the try ran (the ticker of
+// wait.PollUntilContextTimeout). Leadership lasts until the start of the last
 // successful renewal + renewDeadline; if no renewal succeeds by then, it steps down.
 // Every try is bounded by renewDeadline from its start (client-go's context timeout): one
 // still unanswered then (a hung request) is abandoned, its late reply ignored, and the next
