@@ -85,6 +85,10 @@ public:
     std::optional<LeaderElectionRecord> stored;
     int resourceVersion = 1;
     std::chrono::nanoseconds latency = std::chrono::milliseconds(1);
+    // client-go's LeaseLock (and ObjectLock) keep the object they had when a get fails, so the
+    // next update still carries that version. Off by default: a failed get forgets it, and the
+    // next update fails without a request, as this fake always did.
+    bool keepVersionOnFailedGet = false;
 
     // What happened.
     QStringList ops; // "get", "create", "update", as the fake clientset's actions
@@ -115,7 +119,10 @@ public:
             else
                 result = GetResult(notFound());
         }
-        m_readVersion = *result ? std::optional<int>(resourceVersion) : std::nullopt;
+        if (*result)
+            m_readVersion = resourceVersion;
+        else if (!keepVersionOnFailedGet)
+            m_readVersion = std::nullopt;
         if (holdGet && holdGet(n))
             return hold(heldGet, *result);
         return ready(*result);

@@ -175,6 +175,7 @@ private slots:
     void renewalRetryCadence();
     void renewalRetriesOnTheCycleGrid();
     void renewDeadlineEndsTheTerm();
+    void partitionedRenewalsTryTheFastPathEachTime();
     void lateAcquireReplyDoesNotLead();
     void hungAcquireIsAbandoned();
     void takenOverLeaseStepsDownAtOnce();
@@ -1012,6 +1013,32 @@ void tst_LeaderElector::renewDeadlineEndsTheTerm()
     QCOMPARE(token.endedAt(), lastSuccessStart + 2s);
     QCOMPARE(h.signalsSeen.count(QStringLiteral("stopped")), 1);
     QCOMPARE(h.exits, 0); // Rejoin
+}
+
+// With a lock that keeps its object when a get fails (client-go's LeaseLock), every renewal try
+// of a partitioned leader is client-go's: the fast path's update (the observed lease is still
+// valid), then the slow path's get, both failing; one try per retryPeriod tick until the term
+// ends at renewDeadline.
+void tst_LeaderElector::partitionedRenewalsTryTheFastPathEachTime()
+{
+    Harness h([](LeaderElectionConfig &c) { c.renewDeadline = 5s; });
+    h.lock->keepVersionOnFailedGet = true;
+    h.lock->latency = Duration::zero();
+    h.elector->run();
+    settle(); // acquired, and renewed at once
+    const TimePoint lastSuccessStart = h.d().attemptStart;
+    const qsizetype opsBefore = h.lock->ops.size();
+    h.lock->failEveryCall();
+    while (h.elector->isLeader())
+        h.advance(100ms);
+    QCOMPARE(h.clock.now(), lastSuccessStart + 5s);
+    const QStringList tries = h.lock->ops.mid(opsBefore);
+    // Tries at +1, +2, +3 and +4 s; the one due at +5 s is not sent, the term is over.
+    QCOMPARE(tries,
+        (QStringList {QStringLiteral("update"), QStringLiteral("get"), QStringLiteral("update"),
+            QStringLiteral("get"), QStringLiteral("update"), QStringLiteral("get"),
+            QStringLiteral("update"), QStringLiteral("get")}));
+    QCOMPARE(h.exits, 1);
 }
 
 // A candidate whose acquiring update succeeds on the server but whose reply it sees only after
