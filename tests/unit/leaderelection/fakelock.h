@@ -86,9 +86,9 @@ public:
     int resourceVersion = 1;
     std::chrono::nanoseconds latency = std::chrono::milliseconds(1);
     // client-go's LeaseLock (and ObjectLock) keep the object they had when a get fails, so the
-    // next update still carries that version. Off by default: a failed get forgets it, and the
-    // next update fails without a request, as this fake always did.
-    bool keepVersionOnFailedGet = false;
+    // next update still carries that version. Off: a failed get forgets it, and the next update
+    // fails without a request (the locks before client-go#966).
+    bool keepVersionOnFailedGet = true;
 
     // What happened.
     QStringList ops; // "get", "create", "update", as the fake clientset's actions

@@ -923,7 +923,8 @@ void tst_LeaderElector::renewalRetryCadence()
     h.lock->latency = Duration::zero();
     h.elector->run();
     settle(); // acquired, and renewed at once
-    // Every failing try ends with a get (the fast path fails, then the slow path's read).
+    // Every failing try is the fast path's update, then the slow path's read (the lock keeps
+    // its version when a get fails, as LeaseLock does).
     QList<TimePoint> tries; // when each try started
     h.lock->onUpdate = [](int, const LeaderElectionRecord &) -> std::optional<WriteResult> {
         return WriteResult(canceled());
@@ -932,17 +933,17 @@ void tst_LeaderElector::renewalRetryCadence()
         tries << h.d().attemptStart;
         return GetResult(canceled());
     };
-    h.lock->latency = 300ms; // each call takes 300 ms
+    h.lock->latency = 300ms; // each call takes 300 ms, each try 600 ms
     for (int i = 0; i < 400 && tries.size() < 3; ++i)
         h.advance(10ms);
     QCOMPARE(tries.size(), 3);
     for (int i : {1, 2}) {
         QVERIFY(tries[i] - tries[i - 1] >= 1s);
-        QVERIFY(tries[i] - tries[i - 1] <= 1s + 10ms); // not the try's 300 ms + 1 s
+        QVERIFY(tries[i] - tries[i - 1] <= 1s + 10ms); // not the try's 600 ms + 1 s
     }
 
     // A try that takes longer than retryPeriod is followed by the next at once.
-    h.lock->latency = 1200ms;
+    h.lock->latency = 600ms; // each try 1.2 s
     tries.clear();
     for (int i = 0; i < 400 && tries.size() < 3; ++i)
         h.advance(10ms);
@@ -1015,14 +1016,13 @@ void tst_LeaderElector::renewDeadlineEndsTheTerm()
     QCOMPARE(h.exits, 0); // Rejoin
 }
 
-// With a lock that keeps its object when a get fails (client-go's LeaseLock), every renewal try
-// of a partitioned leader is client-go's: the fast path's update (the observed lease is still
+// The lock keeps its object when a get fails (client-go's LeaseLock), so every renewal try of a
+// partitioned leader is client-go's: the fast path's update (the observed lease is still
 // valid), then the slow path's get, both failing; one try per retryPeriod tick until the term
 // ends at renewDeadline.
 void tst_LeaderElector::partitionedRenewalsTryTheFastPathEachTime()
 {
     Harness h([](LeaderElectionConfig &c) { c.renewDeadline = 5s; });
-    h.lock->keepVersionOnFailedGet = true;
     h.lock->latency = Duration::zero();
     h.elector->run();
     settle(); // acquired, and renewed at once
