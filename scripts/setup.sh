@@ -7,8 +7,9 @@
 #     (package prometheus), clang-format, python3, and for the .debs (CPack, the packaging
 #     tests): dpkg-dev (dpkg-shlibdeps) and file.
 #   * Go modules (through the Go module proxy) for the test peers: client-go for the
-#     conformance driver and the benchmarks, and a real kube-apiserver, etcd and kubectl for
-#     the e2e tests (tests/e2e/cluster/build-binaries.sh, cached in ~/.cache/qcm).
+#     conformance driver, the benchmarks and the leader-election interop candidate, and a
+#     real kube-apiserver, etcd and kubectl for the e2e tests
+#     (tests/e2e/cluster/build-binaries.sh, cached in ~/.cache/qcm).
 #     Go itself (>= 1.26, what client-go v0.37 needs) must already be installed
 #     (https://go.dev/doc/install); Debian's golang package is too old.
 set -euo pipefail
@@ -51,7 +52,7 @@ fi
 echo "setup: e2e binaries (kube-apiserver, etcd, kubectl)"
 "$here/tests/e2e/cluster/build-binaries.sh" >/dev/null
 
-for module in tests/conformance/go tests/bench/go; do
+for module in tests/conformance/go tests/bench/go tests/e2e/leaderelection/go; do
     if [[ -f $here/$module/go.mod ]]; then
         echo "setup: Go modules for $module"
         (cd "$here/$module" && go mod download && go build -o /dev/null ./...)

@@ -1,15 +1,71 @@
 """Shared by the leader-election e2e test and the failover measurement: candidates (the
-le_candidate binary) against the test cluster, their logs, and the checks on them.
+le_candidate binary, or its client-go twin le_candidate_go built from go/) against the test
+cluster, their logs, and the checks on them.
 
 Every time is CLOCK_MONOTONIC in seconds (time.monotonic(), the candidates' clock too).
 """
+import hashlib
 import json
 import os
 import pathlib
+import shutil
 import signal
 import subprocess
 import threading
 import time
+
+GO_CANDIDATE_SOURCES = pathlib.Path(__file__).resolve().parent / "go"
+
+
+def find_go(go=None):
+    """The Go tool: `go` if given and executable, else the one on PATH, /usr/local/go/bin or
+    /usr/lib/go/bin (where scripts/setup.sh looks); None if there is none."""
+    for candidate in (go, shutil.which("go"), "/usr/local/go/bin/go", "/usr/lib/go/bin/go"):
+        if candidate and os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
+def go_candidate(go=None):
+    """The path of le_candidate_go (client-go's LeaderElector, go/main.go), built with the Go
+    tool and cached outside any build tree, as tests/e2e/cluster/build-binaries.sh caches the
+    cluster's binaries: $QCM_CACHE/bin (default ~/.cache/qcm/bin), keyed by a hash of the
+    module's files and `go version`, so a changed source or toolchain builds anew and the same
+    ones build once per machine. Raises RuntimeError, saying what is missing, when there is no
+    Go tool or the build fails: Go is a declared dependency (scripts/setup.sh)."""
+    tool = find_go(go)
+    if not tool:
+        raise RuntimeError(
+            "no Go toolchain (looked for --go, go on PATH, /usr/local/go/bin, /usr/lib/go/bin): "
+            "the client-go candidate of the interop scenario needs Go >= 1.26, as the other "
+            "client-go peers do; install it (https://go.dev/doc/install) and run scripts/setup.sh")
+    env = dict(os.environ, GOTOOLCHAIN="local", GOFLAGS="-mod=mod")
+    version = subprocess.run([tool, "version"], capture_output=True, text=True, env=env)
+    if version.returncode != 0:
+        raise RuntimeError(f"{tool} version failed: {version.stderr.strip()}")
+    digest = hashlib.sha256(version.stdout.encode())
+    for f in sorted(GO_CANDIDATE_SOURCES.iterdir()):
+        if f.is_file() and (f.suffix == ".go" or f.name in ("go.mod", "go.sum")):
+            digest.update(f.name.encode() + b"\0" + f.read_bytes() + b"\0")
+    cache = pathlib.Path(os.environ.get("QCM_CACHE") or pathlib.Path(
+        os.environ.get("XDG_CACHE_HOME") or pathlib.Path.home() / ".cache") / "qcm") / "bin"
+    binary = cache / f"le_candidate_go-{digest.hexdigest()[:16]}"
+    if os.access(binary, os.X_OK):
+        return str(binary)
+    cache.mkdir(parents=True, exist_ok=True)
+    partial = binary.with_name(f"{binary.name}.tmp{os.getpid()}")
+    built = subprocess.run([tool, "build", "-o", str(partial), "."],
+                           cwd=GO_CANDIDATE_SOURCES, env=env, capture_output=True, text=True)
+    if built.returncode != 0:
+        partial.unlink(missing_ok=True)
+        raise RuntimeError(f"building le_candidate_go ({GO_CANDIDATE_SOURCES}) with {tool} "
+                           f"({version.stdout.strip()}; Go >= 1.26 needed) failed:\n"
+                           f"{built.stderr.strip()[-2000:]}")
+    os.replace(partial, binary)
+    for old in cache.glob("le_candidate_go-*"):  # builds of older sources
+        if old != binary and ".tmp" not in old.name:
+            old.unlink(missing_ok=True)
+    return str(binary)
 
 
 class Cluster:
@@ -70,12 +126,14 @@ class Cluster:
 
 
 class Candidate:
-    """One le_candidate process and what it logged."""
+    """One le_candidate (or le_candidate_go: the same flags and log) process and what it
+    logged. `kind` names the implementation ("qcm" or "client-go")."""
 
     def __init__(self, binary, cluster, ns, name, identity, lease=3, renew=2, retry=1,
                  lock="leases", release=False, mode="runordie", server=None, watch=True,
-                 work_ms=50):
+                 work_ms=50, kind="qcm"):
         self.identity = identity
+        self.kind = kind
         args = [binary, "--kubeconfig", cluster.kubeconfig, "--namespace", ns, "--name", name,
                 "--identity", identity, "--lock", lock, "--lease", str(lease), "--renew",
                 str(renew), "--retry", str(retry), "--mode", mode, "--work-ms", str(work_ms)]
@@ -147,6 +205,52 @@ class Candidate:
         if start is not None:
             out.append((start, self.killed_at if self.killed_at else float("inf")))
         return out
+
+
+class LeaseWatch:
+    """Every version of a Lease's spec, in order, through `kubectl get --watch -o json` (a get,
+    then a watch from its resourceVersion: the apiserver sends every change of the object).
+    versions() is [(resourceVersion, spec)]."""
+
+    def __init__(self, cluster, ns, name):
+        self.proc = subprocess.Popen(
+            [cluster.state["kubectl"], "--kubeconfig", cluster.kubeconfig, "get",
+             "leases.coordination.k8s.io", name, "-n", ns, "--watch", "-o", "json"],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True)
+        self._versions = []
+        self._lock = threading.Lock()
+        self.stopped = False
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+
+    def _read(self):
+        buffer = ""
+        for line in self.proc.stdout:  # each object pretty-printed, its last line "}"
+            buffer += line
+            if line.rstrip("\n") != "}":
+                continue
+            lease = json.loads(buffer)
+            buffer = ""
+            with self._lock:
+                rv = lease["metadata"]["resourceVersion"]
+                if not self._versions or self._versions[-1][0] != rv:
+                    self._versions.append((rv, lease.get("spec", {})))
+
+    def versions(self):
+        with self._lock:
+            return list(self._versions)
+
+    def alive(self):
+        return self.proc.poll() is None
+
+    def stop(self):
+        """Ends the watch; returns kubectl's stderr if it had ended by itself, else None."""
+        ended = self.proc.poll() is not None
+        if not ended:
+            self.proc.terminate()
+        self.proc.wait()
+        self.reader.join(5)
+        return self.proc.stderr.read().strip() if ended else None
 
 
 def wait_for(predicate, timeout, step=0.01):

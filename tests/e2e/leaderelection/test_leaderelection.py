@@ -18,7 +18,16 @@ renew deadline 2 s, retry period 1 s. Scenarios (the issue's list):
                       the multi locks) in client-go's encoding (the annotation's JSON, the
                       Lease's spec); it renews, hands over (leaderTransitions + 1) and releases
                       (holder "", leaseDurationSeconds 1)
+  interop             a mixed fleet on one Lease, qcm's le_candidate and client-go v0.37.2's
+                      LeaderElector (le_candidate_go, go/): exactly one leads; 12 handovers,
+                      alternately qcm -> client-go and client-go -> qcm, each by SIGKILL and by
+                      SIGTERM with release, within bounds that depend on the successor's kind
+                      (see INTEROP_BOUNDS); no logged intervals overlap; kubectl's watch of the
+                      Lease shows leaseTransitions + 1 and a new acquireTime on each handover,
+                      whichever implementation writes it, and neither changing on renewals
 Every scenario also checks that leader work (WORK lines) happened only inside its terms.
+The client-go candidate is built with the Go tool (--go, else go on PATH or /usr/local/go/bin)
+and cached in ~/.cache/qcm/bin (lecluster.go_candidate); no Go tool fails the interop scenario.
 """
 import argparse
 import os
@@ -30,8 +39,8 @@ import time
 import traceback
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from lecluster import (Candidate, Cluster, leaders, overlaps, wait_for, wait_for_leader,  # noqa
-                       work_outside_terms)
+from lecluster import (Candidate, Cluster, LeaseWatch, go_candidate, leaders,  # noqa: E402
+                       overlaps, wait_for, wait_for_leader, work_outside_terms)
 from tcpproxy import TcpProxy  # noqa: E402
 
 LEASE, RENEW, RETRY = 3, 2, 1
@@ -49,8 +58,9 @@ def check(condition, message):
 
 
 class Scenario:
-    def __init__(self, binary, cluster, name):
+    def __init__(self, binary, cluster, name, go=None):
         self.binary = binary
+        self.go = go
         self.cluster = cluster
         self.ns = cluster.create_namespace(f"e2e-le-{name.replace('_', '-')}")
         self.lock_name = "qcm-e2e"
@@ -62,8 +72,10 @@ class Scenario:
         kwargs.setdefault("lease", LEASE)
         kwargs.setdefault("renew", RENEW)
         kwargs.setdefault("retry", RETRY)
-        c = Candidate(self.binary, self.cluster, self.ns, kwargs.pop("name", self.lock_name),
-                      f"cand-{self.count}", **kwargs)
+        binary = kwargs.pop("binary", self.binary)
+        prefix = kwargs.pop("prefix", "cand")
+        c = Candidate(binary, self.cluster, self.ns, kwargs.pop("name", self.lock_name),
+                      f"{prefix}-{self.count}", **kwargs)
         self.candidates.append(c)
         check(wait_for(lambda: c.events("READY") or c.proc.poll() is not None, 10)
               and c.proc.poll() is None, f"{c.identity} did not start: {c.errors[-5:]}")
@@ -270,8 +282,175 @@ def lock_types(s):
               f"renewed, handed over, released")
 
 
+# The interop scenario's failover bounds, by the successor's kind (whoever held the lease).
+# A qcm successor watches the Lease: it sees a release at once and tries exactly when the lease
+# it observed expires, so the bounds of the scenarios above hold. A client-go successor only
+# polls, retryPeriod x [1, 2.2) after each try completes (wait.JitterUntil, JitterFactor 1.2,
+# sliding), so:
+#   SIGTERM  the release is seen at its next poll: < 2.2 x retryPeriod after the release.
+#   SIGKILL  it sees the last renewal at its first poll after it, < 2.2 x retryPeriod later
+#            (that poll's local time is its observedTime), the lease expires leaseDuration
+#            after that, and it tries at its next poll, < 2.2 x retryPeriod later again:
+#            < leaseDuration + 4.4 x retryPeriod after the last renewal, which was no later
+#            than the kill. (The standbys have all observed the leader before the kill.)
+# GO_SLACK covers what the polls' waits leave out: the tries themselves (a poll's wait starts
+# when its try completes; a try is a get, and an update for the acquiring one), the release's
+# own get and update, and the goroutine that logs STARTED.
+GO_POLL = 2.2 * RETRY
+GO_SLACK = 0.3
+INTEROP_BOUNDS = {
+    (signal.SIGKILL, "qcm"): CRASH_BOUND,
+    (signal.SIGTERM, "qcm"): GRACEFUL_BOUND,
+    (signal.SIGKILL, "client-go"): LEASE + 2 * GO_POLL + GO_SLACK,
+    (signal.SIGTERM, "client-go"): GO_POLL + GO_SLACK,
+}
+INTEROP_CYCLES = 12
+
+
+def interop(s):
+    try:
+        go_binary = go_candidate(s.go)
+    except RuntimeError as error:
+        raise Failure(str(error)) from None
+
+    def spawn(kind):
+        if kind == "qcm":
+            return s.spawn(release=True, prefix="qcm", kind="qcm")
+        return s.spawn(release=True, prefix="go", kind="client-go", binary=go_binary)
+
+    def standbys(leader, kind=None):
+        return [c for c in s.candidates
+                if c.alive() and c is not leader and kind in (None, c.kind)]
+
+    def settle(leader, what):
+        """Every standby has observed `leader` (logged NEWLEADER with its identity)."""
+        def unaware():
+            return [c.identity for c in standbys(leader)
+                    if not any(f.get("id") == leader.identity for _, _, f in c.events("NEWLEADER"))]
+        check(wait_for(lambda: not unaware(), GO_POLL + 3),
+              f"{what}: {unaware()} did not observe {leader.identity} as leader")
+
+    def lease():
+        return s.cluster.records("leases", s.ns, s.lock_name)[0]
+
+    for kind in ("qcm", "client-go", "qcm", "client-go"):
+        spawn(kind)
+    leader, _ = wait_for_leader(s.candidates, 15)
+    check(leader, "nobody leads")
+    settle(leader, "start")
+    end = time.monotonic() + 2 * RETRY
+    while time.monotonic() < end:
+        check(leaders(s.candidates) == [leader],
+              f"leaders: {[c.identity for c in leaders(s.candidates)]}")
+        time.sleep(0.05)
+    check(wait_for(lambda: lease()["holderIdentity"] == leader.identity, 5),
+          f"the Lease says {lease()['holderIdentity']!r}, not {leader.identity}")
+    watch = LeaseWatch(s.cluster, s.ns, s.lock_name)
+    try:
+        check(wait_for(watch.versions, 10), "kubectl's watch of the Lease showed nothing")
+        handovers = []  # (from kind, to kind, signal, failover s)
+        signalled = {"qcm": 0, "client-go": 0}
+        for cycle in range(INTEROP_CYCLES):
+            # qcm -> client-go: client-go standbys only (a watching qcm standby would win).
+            # client-go -> qcm: the fleet stays mixed, two qcm standbys and a client-go one.
+            if leader.kind == "qcm":
+                for c in standbys(leader, "qcm"):
+                    c.stop()
+                while len(standbys(leader, "client-go")) < 2:
+                    spawn("client-go")
+            else:
+                while len(standbys(leader, "qcm")) < 2:
+                    spawn("qcm")
+                while len(standbys(leader, "client-go")) < 1:
+                    spawn("client-go")
+            what = f"cycle {cycle}"
+            settle(leader, what)
+            check(leaders(s.candidates) == [leader],
+                  f"{what}: leaders: {[c.identity for c in leaders(s.candidates)]}")
+            before = lease()
+            check(before["holderIdentity"] == leader.identity,
+                  f"{what}: the Lease says {before['holderIdentity']!r}, not {leader.identity}")
+            # Each direction alternately by SIGKILL and by SIGTERM (a release).
+            sig = signal.SIGKILL if signalled[leader.kind] % 2 == 0 else signal.SIGTERM
+            signalled[leader.kind] += 1
+            pool = standbys(leader)
+            t = leader.signal(sig)
+            new, started = wait_for_leader(pool, max(INTEROP_BOUNDS.values()) + 5)
+            check(new, f"{what}: nobody took over from {leader.identity} ({sig.name})")
+            took = started - t
+            bound = INTEROP_BOUNDS[(sig, new.kind)]
+            handovers.append((leader.kind, new.kind, sig, took))
+            check(took <= bound, f"{what}: {leader.kind} -> {new.kind} by {sig.name} took "
+                                 f"{took:.3f} s > {bound:.1f} s")
+            check([c for c in leaders(s.candidates) if c is not leader] == [new],
+                  f"{what}: leaders: {[c.identity for c in leaders(s.candidates)]}")
+            if sig == signal.SIGTERM:
+                check(leader.proc.wait(10) == 0, f"{what}: {leader.identity} did not exit 0")
+                check(leader.events("FINISHED"), f"{what}: {leader.identity} did not finish")
+            # kubectl: the new holder, one more transition, a new acquireTime.
+            check(wait_for(lambda: lease()["holderIdentity"] == new.identity, 5),
+                  f"{what}: the Lease says {lease()['holderIdentity']!r}, not {new.identity}")
+            after = lease()
+            check(after["leaderTransitions"] == before["leaderTransitions"] + 1,
+                  f"{what}: leaseTransitions {before['leaderTransitions']} -> "
+                  f"{after['leaderTransitions']} on {leader.kind} -> {new.kind}")
+            check(after["acquireTime"] != before["acquireTime"],
+                  f"{what}: acquireTime unchanged on {leader.kind} -> {new.kind}")
+            leader = new
+    finally:
+        ended = watch.stop()
+    check(ended is None, f"kubectl's watch of the Lease ended early: {ended}")
+
+    directions = {(a, b, sig) for a, b, sig, _ in handovers}
+    for a, b in (("qcm", "client-go"), ("client-go", "qcm")):
+        for sig in (signal.SIGKILL, signal.SIGTERM):
+            check((a, b, sig) in directions, f"no {a} -> {b} handover by {sig.name}: {handovers}")
+    for (a, b, sig) in sorted(directions, key=str):
+        took = [t for x, y, g, t in handovers if (x, y, g) == (a, b, sig)]
+        print(f"    {a} -> {b} by {sig.name}: {len(took)}x, {min(took):.3f}-{max(took):.3f} s "
+              f"(bound {INTEROP_BOUNDS[(sig, b)]:.1f} s)")
+
+    # Every version of the Lease, whoever wrote it: a renewal keeps leaseTransitions and
+    # acquireTime, a release keeps leaseTransitions (holder "", leaseDurationSeconds 1; both
+    # implementations set acquireTime to the release's time), a new holder adds exactly one
+    # transition and writes a new acquireTime.
+    kinds = {c.identity: c.kind for c in s.candidates}
+    versions = watch.versions()
+    takeovers, releases, renewals = [], [], 0
+    for (rv_a, a), (rv_b, b) in zip(versions, versions[1:]):
+        holder_a, holder_b = a.get("holderIdentity", ""), b.get("holderIdentity", "")
+        trans_a, trans_b = a.get("leaseTransitions", 0), b.get("leaseTransitions", 0)
+        what = f"Lease version {rv_a} -> {rv_b}: {a} -> {b}"
+        if holder_b and holder_b == holder_a:
+            renewals += 1
+            check(trans_b == trans_a and b.get("acquireTime") == a.get("acquireTime"),
+                  f"{what}: a renewal by {kinds.get(holder_b)} changed leaseTransitions or "
+                  f"acquireTime")
+        elif not holder_b:
+            check(holder_a and trans_b == trans_a and b.get("leaseDurationSeconds") == 1,
+                  f"{what}: not a release")
+            releases.append(kinds.get(holder_a))
+        else:
+            check(trans_b == trans_a + 1 and b.get("acquireTime") != a.get("acquireTime"),
+                  f"{what}: {kinds.get(holder_b)} took over without one more transition and a "
+                  f"new acquireTime")
+            takeovers.append(kinds.get(holder_b))
+    check(len(takeovers) == len(handovers),
+          f"the Lease's watch shows {len(takeovers)} new holders, not {len(handovers)}")
+    check(versions[-1][1].get("leaseTransitions", 0)
+          == versions[0][1].get("leaseTransitions", 0) + len(handovers),
+          "leaseTransitions did not grow by the number of handovers")
+    for kind in ("qcm", "client-go"):
+        check(kind in takeovers, f"no takeover written by {kind}: {takeovers}")
+        check(kind in releases, f"no release written by {kind}: {releases}")
+    print(f"    the Lease: {len(versions)} versions seen, {renewals} renewals, "
+          f"{len(releases)} releases ({releases.count('qcm')} by qcm), {len(takeovers)} "
+          f"takeovers ({takeovers.count('qcm')} by qcm), leaseTransitions "
+          f"{versions[0][1].get('leaseTransitions')} -> {versions[-1][1].get('leaseTransitions')}")
+
+
 SCENARIOS = [one_leader, crash_failover, graceful_failover, kill_cycles, pause, partition,
-             lock_types]
+             lock_types, interop]
 
 
 def main():
@@ -279,6 +458,7 @@ def main():
     parser.add_argument("--binary", required=True)
     parser.add_argument("--cluster", default=os.environ.get("QCM_E2E_DIR"))
     parser.add_argument("--only", action="append")
+    parser.add_argument("--go", help="the Go tool that builds the client-go candidate")
     args = parser.parse_args()
     if not args.cluster:
         sys.exit("no cluster: run through ctest (fixture e2e_cluster) or pass --cluster")
@@ -287,7 +467,7 @@ def main():
     for scenario in SCENARIOS:
         if args.only and scenario.__name__ not in args.only:
             continue
-        s = Scenario(args.binary, cluster, scenario.__name__)
+        s = Scenario(args.binary, cluster, scenario.__name__, go=args.go)
         started = time.monotonic()
         try:
             scenario(s)
