@@ -85,10 +85,6 @@ public:
     std::optional<LeaderElectionRecord> stored;
     int resourceVersion = 1;
     std::chrono::nanoseconds latency = std::chrono::milliseconds(1);
-    // client-go's LeaseLock (and ObjectLock) keep the object they had when a get fails, so the
-    // next update still carries that version. Off: a failed get forgets it, and the next update
-    // fails without a request (the locks before client-go#966).
-    bool keepVersionOnFailedGet = true;
 
     // What happened.
     QStringList ops; // "get", "create", "update", as the fake clientset's actions
@@ -119,10 +115,10 @@ public:
             else
                 result = GetResult(notFound());
         }
+        // A failed get keeps the version read before, as client-go's LeaseLock (and ObjectLock)
+        // keep their object, so the next update still carries it.
         if (*result)
             m_readVersion = resourceVersion;
-        else if (!keepVersionOnFailedGet)
-            m_readVersion = std::nullopt;
         if (holdGet && holdGet(n))
             return hold(heldGet, *result);
         return ready(*result);
