@@ -5,21 +5,21 @@
 // 1 for a bad flag or configuration (nothing is started then), a client that cannot be
 // built or a port that cannot be served; 1 on a second SIGTERM/SIGINT; 1 when leadership is
 // lost in run-or-die mode.
-#include "clientconfig.h"
-#include "config.h"
-#include "configz.h"
-#include "controllermanager.h"
-#include "duration.h"
-#include "hostchecks.h"
-#include "leadership.h"
+#include "config/clientconfig.h"
+#include "config/config.h"
+#include "config/duration.h"
+#include "config/options.h"
+#include "controllers/controllermanager.h"
+#include "leadership/leadership.h"
 #include "logging.h"
-#include "options.h"
-#include "pluginhost.h"
-#include "pluginstatemetrics.h"
-#include "processmetrics.h"
-#include "reloader.h"
-#include "server.h"
-#include "signalwatcher.h"
+#include "plugins/pluginhost.h"
+#include "plugins/pluginstatemetrics.h"
+#include "reload/reloader.h"
+#include "reload/signalwatcher.h"
+#include "serving/configz.h"
+#include "serving/hostchecks.h"
+#include "serving/processmetrics.h"
+#include "serving/server.h"
 
 #include <qcm/cache/sharedinformerfactory.h>
 #include <qcm/client/restclient.h>

@@ -1,6 +1,6 @@
 // The REST client's configuration from --kubeconfig, --master and the client flags, as
 // clientcmd.BuildConfigFromFlags builds it.
-#include "clientconfig.h"
+#include "config/clientconfig.h"
 
 #include <QtCore/QTemporaryDir>
 #include <QtTest/QtTest>

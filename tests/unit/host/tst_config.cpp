@@ -1,6 +1,6 @@
 // controller-manager.yaml: every field read, defaults kept, and every kind of bad input
 // refused with the file, the field, the reason and the position.
-#include "config.h"
+#include "config/config.h"
 
 #include <QtTest/QtTest>
 

@@ -1,7 +1,7 @@
 // The difference between the running configuration and a reloaded one: which controllers a
 // reload starts, stops and restarts, and which fields it refuses to change without a restart
-// (app/configdiff.h).
-#include "configdiff.h"
+// (app/config/configdiff.h).
+#include "config/configdiff.h"
 
 #include <QtTest/QtTest>
 

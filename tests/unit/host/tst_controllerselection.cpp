@@ -1,6 +1,6 @@
 // kube-controller-manager's controller selection: IsControllerEnabled and the validation of
 // --controllers (k8s.io/controller-manager), with the cases of their tests.
-#include "controllerselection.h"
+#include "plugins/controllerselection.h"
 
 #include <QtTest/QtTest>
 

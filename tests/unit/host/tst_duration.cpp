@@ -1,5 +1,5 @@
 // Go's time.ParseDuration and Duration.String, against the cases of Go's own time_test.go.
-#include "duration.h"
+#include "config/duration.h"
 
 #include <QtTest/QtTest>
 

@@ -8,9 +8,9 @@
 #include "../cache/fakelisterwatcher.h"
 #include "../leaderelection/fakeelections.h"
 
-#include "controllermanager.h"
-#include "hostchecks.h"
-#include "pluginhost.h"
+#include "controllers/controllermanager.h"
+#include "plugins/pluginhost.h"
+#include "serving/hostchecks.h"
 
 #include <qcm/cache/sharedinformerfactory.h>
 #include <qcm/metrics/registry.h>

@@ -1,8 +1,8 @@
-// The installed qcm's default plugin directory (app/installdirs.h): QCM_INSTALL_PLUGINDIR of
-// the build, found from the running binary's directory as if it were the installed bin/, and
+// The installed qcm's default plugin directory (app/plugins/installdirs.h): QCM_INSTALL_PLUGINDIR
+// of the build, found from the running binary's directory as if it were the installed bin/, and
 // used only when neither --plugin-dir nor pluginDirs names a directory.
-#include "installdirs.h"
-#include "options.h"
+#include "config/options.h"
+#include "plugins/installdirs.h"
 
 #include <QtTest/QtTest>
 

@@ -1,6 +1,6 @@
 // qcm's command line: kube-controller-manager's flag names, their values, and flags overriding
 // the configuration file.
-#include "options.h"
+#include "config/options.h"
 
 #include <QtTest/QtTest>
 

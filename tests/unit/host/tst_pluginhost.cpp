@@ -4,8 +4,8 @@
 // The controllers run against fake informers (no API server).
 #include "../cache/fakelisterwatcher.h"
 
-#include "controllermanager.h"
-#include "pluginhost.h"
+#include "controllers/controllermanager.h"
+#include "plugins/pluginhost.h"
 
 #include <qcm/cache/sharedinformerfactory.h>
 #include <qcm/metrics/registry.h>

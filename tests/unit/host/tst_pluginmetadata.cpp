@@ -1,6 +1,6 @@
 // Plugin metadata validation, in Qt Creator's order (IID, then each field, then the SDK), each
 // failure a typed error with its own message.
-#include "pluginmetadata.h"
+#include "plugins/pluginmetadata.h"
 
 #include <QtCore/QJsonDocument>
 #include <QtTest/QtTest>

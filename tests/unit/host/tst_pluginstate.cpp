@@ -1,6 +1,6 @@
 // The plugin state machine: the transition table, and a real plugin (fixture-optional) walked
 // through its whole life, with every out-of-order step refused.
-#include "pluginspec.h"
+#include "plugins/pluginspec.h"
 
 #include <QtTest/QSignalSpy>
 #include <QtTest/QtTest>

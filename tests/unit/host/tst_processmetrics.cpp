@@ -1,7 +1,7 @@
 // The process metrics: /proc/<pid>/stat parsed by field position after the command name
 // (which may hold spaces and parentheses), values of this very process that make sense, and
 // a broken /proc leaving out what it cannot read instead of reporting zeros.
-#include "processmetrics.h"
+#include "serving/processmetrics.h"
 
 #include <qcm/metrics/textserializer.h>
 

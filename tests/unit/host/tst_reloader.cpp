@@ -1,4 +1,4 @@
-// Changes without restart (app/reloader.h), against the real fixture plugins and fake
+// Changes without restart (app/reload/reloader.h), against the real fixture plugins and fake
 // informers: a reload starts, stops and restarts only the controllers whose configuration
 // changed and leaves the others' Controller objects untouched; an invalid configuration is
 // refused with its precise error and changes nothing; a .so dropped into a watched plugin
@@ -8,11 +8,11 @@
 // reload request.
 #include "../cache/fakelisterwatcher.h"
 
-#include "controllermanager.h"
-#include "options.h"
-#include "pluginhost.h"
-#include "reloader.h"
-#include "signalwatcher.h"
+#include "config/options.h"
+#include "controllers/controllermanager.h"
+#include "plugins/pluginhost.h"
+#include "reload/reloader.h"
+#include "reload/signalwatcher.h"
 
 #include <qcm/cache/sharedinformerfactory.h>
 #include <qcm/client/restclient.h>

@@ -1,7 +1,7 @@
 // What a reload does next to one plugin, from its state and what the configuration asks
-// (app/reloadstep.h): every state against enabled, disabled, leadership, a changed file, a
+// (app/reload/reloadstep.h): every state against enabled, disabled, leadership, a changed file, a
 // stale spec and a retry.
-#include "reloadstep.h"
+#include "reload/reloadstep.h"
 
 #include <QtTest/QtTest>
 

@@ -6,11 +6,11 @@
 // precise errors.
 #include "httpget.h"
 
-#include "configz.h"
-#include "pluginhost.h"
-#include "pluginstatemetrics.h"
-#include "processmetrics.h"
-#include "server.h"
+#include "plugins/pluginhost.h"
+#include "plugins/pluginstatemetrics.h"
+#include "serving/configz.h"
+#include "serving/processmetrics.h"
+#include "serving/server.h"
 
 #include <qcm/client/restconfig.h>
 #include <qcm/metrics/builder.h>

@@ -3,9 +3,9 @@
 // --tls-private-key-file) and their controller-manager.yaml fields, their defaults, bad values
 // with precise messages, and the leader-election configuration the elector refuses, reported
 // by configuration field and flag.
-#include "config.h"
-#include "leadership.h"
-#include "options.h"
+#include "config/config.h"
+#include "config/options.h"
+#include "leadership/leadership.h"
 
 #include <qcm/leaderelection/leaderelector.h>
 

@@ -1,0 +1,287 @@
+#include "config/options.h"
+
+#include "config/duration.h"
+#include "config/scalars.h"
+#include "plugins/installdirs.h"
+
+#include <QtCore/QCommandLineParser>
+
+#include <limits>
+
+namespace qcm::host {
+
+namespace {
+
+// Flags that take a value, in --help order: {names, value name, description}.
+struct Flag
+{
+    QStringList names;
+    QString valueName; // empty: a flag without value (--help, --list-plugins)
+    QString description;
+};
+
+QList<Flag> flags()
+{
+    const ControllerManagerConfig d; // the defaults, shown in the help
+    const LeaderElectionConfig &le = d.leaderElection;
+    auto dflt = [](const QString &value) { return QStringLiteral(" (default %1)").arg(value); };
+    return {
+        {{QStringLiteral("config")}, QStringLiteral("file"),
+            QStringLiteral("The configuration file (controller-manager.yaml; every field is "
+                           "described in docs/host.md). Flags override its values.")},
+        {{QStringLiteral("kubeconfig")}, QStringLiteral("path"),
+            QStringLiteral("Path to kubeconfig file with authorization and master location "
+                           "information (the master location can be overridden by the master "
+                           "flag). With neither --kubeconfig nor --master, qcm uses the "
+                           "in-cluster configuration.")},
+        {{QStringLiteral("master")}, QStringLiteral("url"),
+            QStringLiteral("The address of the Kubernetes API server (overrides any value in "
+                           "kubeconfig).")},
+        {{QStringLiteral("controllers")}, QStringLiteral("names"),
+            QStringLiteral("A list of controllers to enable. '*' enables all on-by-default "
+                           "controllers, 'foo' enables the controller named 'foo', '-foo' "
+                           "disables the controller named 'foo'. The controllers are the "
+                           "plugins found in the plugin directories (see --list-plugins).")
+                + dflt(QStringLiteral("*"))},
+        {{QStringLiteral("plugin-dir")}, QStringLiteral("dirs"),
+            QStringLiteral("Directories to load controller plugins (.so files) from, "
+                           "comma-separated or repeated. Replaces pluginDirs of the "
+                           "configuration file.")
+                + dflt(defaultPluginDirDescription())},
+        {{QStringLiteral("list-plugins")}, {},
+            QStringLiteral("Print every plugin found (name, version, file, state, enabled, "
+                           "error) and exit. Loads the enabled plugins' libraries to check "
+                           "them, but creates no controller.")},
+        {{QStringLiteral("leader-elect")}, QStringLiteral("bool"),
+            QStringLiteral("Start a leader election client and gain leadership before executing "
+                           "the main loop. Enable this when running replicated components for "
+                           "high availability.")
+                + dflt(QStringLiteral("true"))},
+        {{QStringLiteral("leader-elect-lease-duration")}, QStringLiteral("duration"),
+            QStringLiteral("The duration that non-leader candidates will wait after observing a "
+                           "leadership renewal until attempting to acquire leadership of a led "
+                           "but unrenewed leader slot.")
+                + dflt(formatDuration(le.leaseDuration))},
+        {{QStringLiteral("leader-elect-renew-deadline")}, QStringLiteral("duration"),
+            QStringLiteral("The interval between attempts by the acting master to renew a "
+                           "leadership slot before it stops leading. This must be less than the "
+                           "lease duration.")
+                + dflt(formatDuration(le.renewDeadline))},
+        {{QStringLiteral("leader-elect-retry-period")}, QStringLiteral("duration"),
+            QStringLiteral("The duration the clients should wait between attempting acquisition "
+                           "and renewal of a leadership.")
+                + dflt(formatDuration(le.retryPeriod))},
+        {{QStringLiteral("leader-elect-resource-lock")}, QStringLiteral("type"),
+            QStringLiteral("The type of resource object that is used for locking during leader "
+                           "election.")
+                + dflt(le.resourceLock)},
+        {{QStringLiteral("leader-elect-resource-name")}, QStringLiteral("name"),
+            QStringLiteral("The name of resource object that is used for locking during leader "
+                           "election.")
+                + dflt(le.resourceName)},
+        {{QStringLiteral("leader-elect-resource-namespace")}, QStringLiteral("namespace"),
+            QStringLiteral("The namespace of resource object that is used for locking during "
+                           "leader election.")
+                + dflt(le.resourceNamespace)},
+        {{QStringLiteral("leader-elect-release-on-cancel")}, QStringLiteral("bool"),
+            QStringLiteral("On SIGTERM or SIGINT, release the lease once the leader's "
+                           "controllers have stopped, so that a standby takes over at once "
+                           "instead of after the lease duration. kube-controller-manager never "
+                           "releases.")
+                + dflt(le.releaseOnCancel ? QStringLiteral("true") : QStringLiteral("false"))},
+        {{QStringLiteral("leader-elect-mode")}, QStringLiteral("mode"),
+            QStringLiteral("What a leader does when it loses the lease: run-or-die exits with "
+                           "status 1 (kube-controller-manager's behaviour); rejoin stops the "
+                           "controllers that need leader election and campaigns again.")
+                + dflt(leaderElectionModeName(le.mode))},
+        {{QStringLiteral("kube-api-qps")}, QStringLiteral("qps"),
+            QStringLiteral("QPS to use while talking with kubernetes apiserver (0: client-go's "
+                           "default of 5; negative: no limit).")
+                + dflt(QString::number(d.kubeApiQps))},
+        {{QStringLiteral("kube-api-burst")}, QStringLiteral("burst"),
+            QStringLiteral("Burst to use while talking with kubernetes apiserver (0: client-go's "
+                           "default of 10).")
+                + dflt(QString::number(d.kubeApiBurst))},
+        {{QStringLiteral("bind-address")}, QStringLiteral("ip"),
+            QStringLiteral("The IP address on which to listen for the --secure-port port.")
+                + dflt(d.bindAddress)},
+        {{QStringLiteral("secure-port"), QStringLiteral("port")}, QStringLiteral("port"),
+            QStringLiteral("The port on which to serve /healthz, /readyz, /livez, /metrics and "
+                           "/configz (HTTPS with a certificate, plain HTTP without). 0 serves "
+                           "nothing. --port is the same setting.")
+                + dflt(QString::number(d.securePort))},
+        {{QStringLiteral("tls-cert-file")}, QStringLiteral("file"),
+            QStringLiteral("File containing the x509 certificate for HTTPS (the server's "
+                           "certificate first, then any intermediates). With "
+                           "--tls-private-key-file, qcm serves HTTPS; without both, plain "
+                           "HTTP.")},
+        {{QStringLiteral("tls-private-key-file")}, QStringLiteral("file"),
+            QStringLiteral("File containing the x509 private key matching --tls-cert-file.")},
+        {{QStringLiteral("controller-shutdown-timeout")}, QStringLiteral("duration"),
+            QStringLiteral("How long to wait, on SIGTERM or SIGINT, for the controllers to "
+                           "finish the work in their queues before exiting.")
+                + dflt(formatDuration(d.controllerShutdownTimeout))},
+        {{QStringLiteral("min-resync-period")}, QStringLiteral("duration"),
+            QStringLiteral("The resync period of a controller without its own resyncPeriod is "
+                           "random between MinResyncPeriod and 2*MinResyncPeriod.")
+                + dflt(formatDuration(d.minResyncPeriod))},
+    };
+}
+
+void addOptions(QCommandLineParser &parser)
+{
+    parser.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);
+    parser.setApplicationDescription(
+        QStringLiteral("qcm, a Kubernetes controller manager that runs controller plugins."));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    for (const Flag &flag : flags())
+        parser.addOption(QCommandLineOption(flag.names, flag.description, flag.valueName));
+}
+
+QStringList splitList(const QStringList &values)
+{
+    QStringList out;
+    for (const QString &v : values)
+        for (const QString &part : v.split(QLatin1Char(','), Qt::SkipEmptyParts))
+            out << part.trimmed();
+    return out;
+}
+
+// pflag lets a bool flag stand alone (--leader-elect) or take =true/=false, and never takes
+// the next argument as its value. QCommandLineParser's valued options would; give it the =.
+QStringList normaliseBoolFlags(const QStringList &arguments)
+{
+    QStringList out;
+    for (const QString &a : arguments) {
+        if (a == QLatin1String("--leader-elect") || a == QLatin1String("-leader-elect")
+            || a == QLatin1String("--leader-elect-release-on-cancel")
+            || a == QLatin1String("-leader-elect-release-on-cancel"))
+            out << a + QStringLiteral("=true");
+        else
+            out << a;
+    }
+    return out;
+}
+
+} // namespace
+
+QString helpText()
+{
+    QCommandLineParser parser;
+    addOptions(parser);
+    return parser.helpText();
+}
+
+Result<Options> parseOptions(const QStringList &arguments)
+{
+    QCommandLineParser parser;
+    addOptions(parser);
+    if (!parser.parse(normaliseBoolFlags(arguments)))
+        return Error {{}, {}, parser.errorText()};
+    if (!parser.positionalArguments().isEmpty())
+        return Error {{}, {},
+            QStringLiteral("unexpected arguments: %1")
+                .arg(parser.positionalArguments().join(QLatin1Char(' ')))};
+
+    Options o;
+    if (parser.isSet(QStringLiteral("help")))
+        o.action = Options::Action::ShowHelp;
+    else if (parser.isSet(QStringLiteral("version")))
+        o.action = Options::Action::ShowVersion;
+    else if (parser.isSet(QStringLiteral("list-plugins")))
+        o.action = Options::Action::ListPlugins;
+
+    std::optional<Error> error;
+    auto value = [&](const char *name) -> std::optional<QString> {
+        const QString n = QLatin1String(name);
+        if (!parser.isSet(n))
+            return std::nullopt;
+        return parser.values(n).constLast(); // the last one wins, as in pflag
+    };
+    auto fail = [&](const char *name, const QString &reason) {
+        if (!error)
+            error = Error {{}, QStringLiteral("--") + QLatin1String(name), reason};
+    };
+    // The flag's value parsed by `parse` (scalars.h); nothing if unset or bad.
+    auto parsed = [&](const char *name, auto &&parse) {
+        using T = std::decay_t<decltype(*parse(QString()))>;
+        std::optional<T> out;
+        if (const auto v = value(name)) {
+            auto r = parse(*v);
+            if (r)
+                out = *r;
+            else
+                fail(name, r.error().reason);
+        }
+        return out;
+    };
+    auto duration = [&](const char *name) { return parsed(name, parseNonNegativeDuration); };
+    auto integer = [&](const char *name, qint64 min, qint64 max) -> std::optional<int> {
+        const auto v = parsed(name, [&](const QString &s) { return parseInteger(s, min, max); });
+        return v ? std::optional<int>(int(*v)) : std::nullopt;
+    };
+
+    o.configFile = value("config").value_or(QString());
+    o.kubeconfig = value("kubeconfig");
+    o.master = value("master");
+    if (parser.isSet(QStringLiteral("controllers")))
+        o.controllers = splitList(parser.values(QStringLiteral("controllers")));
+    if (parser.isSet(QStringLiteral("plugin-dir")))
+        o.pluginDirs = splitList(parser.values(QStringLiteral("plugin-dir")));
+    o.leaderElect = parsed("leader-elect", parseBool);
+    o.leaseDuration = duration("leader-elect-lease-duration");
+    o.renewDeadline = duration("leader-elect-renew-deadline");
+    o.retryPeriod = duration("leader-elect-retry-period");
+    o.resourceLock = value("leader-elect-resource-lock");
+    o.resourceName = value("leader-elect-resource-name");
+    o.resourceNamespace = value("leader-elect-resource-namespace");
+    o.releaseOnCancel = parsed("leader-elect-release-on-cancel", parseBool);
+    o.leaderElectionMode = parsed("leader-elect-mode", parseLeaderElectionMode);
+    o.kubeApiQps = parsed("kube-api-qps", parseNumber);
+    o.kubeApiBurst = integer("kube-api-burst", 0, std::numeric_limits<int>::max());
+    o.bindAddress = value("bind-address");
+    o.securePort = integer("secure-port", 0, 65535);
+    o.tlsCertFile = value("tls-cert-file");
+    o.tlsPrivateKeyFile = value("tls-private-key-file");
+    o.controllerShutdownTimeout = duration("controller-shutdown-timeout");
+    o.minResyncPeriod = duration("min-resync-period");
+    if (error)
+        return *error;
+    return o;
+}
+
+void Options::applyTo(ControllerManagerConfig &config) const
+{
+    auto set = [](auto &field, const auto &flag) {
+        if (flag)
+            field = *flag;
+    };
+    set(config.kubeconfig, kubeconfig);
+    set(config.master, master);
+    if (controllers) {
+        config.controllers = *controllers;
+        config.controllersOrigin = Origin {{}, QStringLiteral("--controllers"), {}};
+    }
+    set(config.pluginDirs, pluginDirs);
+    applyDefaultPluginDir(config); // neither the flag nor the file named one
+    set(config.leaderElection.leaderElect, leaderElect);
+    set(config.leaderElection.leaseDuration, leaseDuration);
+    set(config.leaderElection.renewDeadline, renewDeadline);
+    set(config.leaderElection.retryPeriod, retryPeriod);
+    set(config.leaderElection.resourceLock, resourceLock);
+    set(config.leaderElection.resourceName, resourceName);
+    set(config.leaderElection.resourceNamespace, resourceNamespace);
+    set(config.leaderElection.releaseOnCancel, releaseOnCancel);
+    set(config.leaderElection.mode, leaderElectionMode);
+    set(config.kubeApiQps, kubeApiQps);
+    set(config.kubeApiBurst, kubeApiBurst);
+    set(config.bindAddress, bindAddress);
+    set(config.securePort, securePort);
+    set(config.tlsCertFile, tlsCertFile);
+    set(config.tlsPrivateKeyFile, tlsPrivateKeyFile);
+    set(config.controllerShutdownTimeout, controllerShutdownTimeout);
+    set(config.minResyncPeriod, minResyncPeriod);
+}
+
+} // namespace qcm::host

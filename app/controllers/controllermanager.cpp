@@ -1,0 +1,210 @@
+#include "controllers/controllermanager.h"
+
+#include "config/duration.h"
+#include "logging.h"
+
+#include <qcm/cache/sharedinformerfactory.h>
+#include <qcm/record/eventbroadcaster.h>
+
+#include <QtCore/QRandomGenerator>
+
+namespace qcm::host {
+
+QString eventSourceComponent(const QString &controllerName)
+{
+    static const QString suffix = QStringLiteral("-controller");
+    return controllerName.endsWith(suffix) ? controllerName : controllerName + suffix;
+}
+
+ControllerManager::ControllerManager(const ControllerManagerConfig &config, PluginHost &plugins,
+    const Services &services, QObject *parent)
+    : QObject(parent), m_config(config), m_plugins(plugins), m_services(services)
+{ }
+
+ControllerManager::~ControllerManager()
+{
+    if (m_started && !m_shutDown)
+        shutdown();
+}
+
+ControllerContext ControllerManager::contextFor(const PluginSpec &plugin) const
+{
+    ControllerContext context(plugin.name());
+    context.setInformerFactory(m_services.informerFactory);
+    context.setRestClient(m_services.restClient);
+    context.setMetricsRegistry(m_services.metricsRegistry);
+    context.setClock(m_services.clock);
+    if (m_services.eventBroadcaster)
+        context.setEventRecorder(
+            m_services.eventBroadcaster->newRecorder({eventSourceComponent(plugin.name()), {}}));
+    if (m_leading && requiresLeader(plugin))
+        context.setLeaderToken(m_term);
+    const ControllerConfig entry = m_config.controllerConfig.value(plugin.name());
+    context.setWorkers(entry.workers.value_or(1));
+    context.setSettings(entry.settings);
+    if (entry.resyncPeriod) {
+        context.setResyncPeriod(*entry.resyncPeriod);
+    } else {
+        // kube-controller-manager's ResyncPeriod(): random in [min, 2*min), so that the
+        // controllers do not all relist at once.
+        const double factor = QRandomGenerator::global()->generateDouble() + 1;
+        context.setResyncPeriod(
+            Duration(qint64(double(m_config.minResyncPeriod.count()) * factor)));
+    }
+    return context;
+}
+
+int ControllerManager::start()
+{
+    if (m_started)
+        return 0;
+    m_started = true;
+    QList<PluginSpec *> configured;
+    int standby = 0;
+    for (const auto &plugin : m_plugins.plugins()) {
+        if (!plugin->isEnabled() || plugin->state() != PluginState::Discovered)
+            continue;
+        if (!plugin->load())
+            continue;
+        if (requiresLeader(*plugin)) {
+            ++standby; // loaded, so that a broken library is found now; created when leading
+            continue;
+        }
+        const ControllerContext context = contextFor(*plugin);
+        qCInfo(lcHost).noquote() << QStringLiteral(
+            "creating controller %1: %2 worker(s), resync %3")
+                                        .arg(plugin->name())
+                                        .arg(context.workers())
+                                        .arg(formatDuration(context.resyncPeriod()));
+        if (plugin->configure(context))
+            configured << plugin.get();
+    }
+    int running = 0;
+    for (PluginSpec *plugin : std::as_const(configured))
+        running += plugin->start() ? 1 : 0;
+    if (m_services.informerFactory)
+        m_services.informerFactory->start();
+    qCInfo(lcHost).noquote() << QStringLiteral("%1 controller(s) started").arg(running);
+    if (standby > 0)
+        qCInfo(lcHost).noquote()
+            << QStringLiteral("%1 controller(s) wait for leadership").arg(standby);
+    return running;
+}
+
+bool ControllerManager::requiresLeader(const PluginSpec &plugin) const
+{
+    return m_config.leaderElection.leaderElect && plugin.metaData().needsLeaderElection;
+}
+
+int ControllerManager::startLeading(std::optional<leaderelection::LeaderToken> token)
+{
+    if (m_shutDown || m_leading)
+        return 0;
+    m_leading = true;
+    m_term = std::move(token);
+    QList<PluginSpec *> configured;
+    for (const auto &plugin : m_plugins.plugins()) {
+        const PluginState s = plugin->state();
+        if (!plugin->isEnabled() || !requiresLeader(*plugin)
+            || (s != PluginState::Loaded && s != PluginState::Stopped))
+            continue;
+        if (plugin->configure(contextFor(*plugin)))
+            configured << plugin.get();
+    }
+    int running = 0;
+    for (PluginSpec *plugin : std::as_const(configured))
+        running += plugin->start() ? 1 : 0;
+    if (m_services.informerFactory)
+        m_services.informerFactory->start(); // the informers the new controllers asked for
+    qCInfo(lcHost).noquote() << QStringLiteral(
+        "leading: %1 controller(s) that need leader election started")
+                                    .arg(running);
+    return running;
+}
+
+void ControllerManager::stopLeading()
+{
+    if (!m_leading)
+        return;
+    m_leading = false;
+    m_term.reset();
+    if (m_shutDown)
+        return;
+    QList<PluginSpec *> running;
+    for (const auto &plugin : m_plugins.plugins()) {
+        if (requiresLeader(*plugin) && plugin->state() == PluginState::Running)
+            running << plugin.get();
+    }
+    if (m_config.leaderElection.mode == LeaderElectionMode::RunOrDie) {
+        for (PluginSpec *plugin : std::as_const(running))
+            plugin->controller()->shutDown(); // no new work from now on
+        qCCritical(lcHost).noquote()
+            << QStringLiteral("leader election lost: %1 controller(s) stopped taking work; "
+                              "exiting (run-or-die)")
+                   .arg(running.size());
+        return; // the elector exits the process now
+    }
+    stopWithin(running);
+    qCWarning(lcHost).noquote() << QStringLiteral(
+        "leader election lost: %1 controller(s) stopped; campaigning again "
+        "(rejoin)")
+                                       .arg(running.size());
+}
+
+bool ControllerManager::stopWithin(const QList<PluginSpec *> &plugins)
+{
+    for (PluginSpec *plugin : plugins)
+        plugin->controller()->shutDown(); // all at once: they drain in parallel
+    const auto deadline = std::chrono::steady_clock::now() + m_config.controllerShutdownTimeout;
+    bool allStopped = true;
+    for (PluginSpec *plugin : plugins) {
+        const Duration left
+            = std::max<Duration>(Duration::zero(), deadline - std::chrono::steady_clock::now());
+        allStopped &= plugin->stop(left);
+    }
+    return allStopped;
+}
+
+bool ControllerManager::shutdown()
+{
+    const bool allStopped = stopAll();
+    unloadAll();
+    return allStopped;
+}
+
+bool ControllerManager::stopAll()
+{
+    if (m_shutDown)
+        return m_allStopped;
+    m_shutDown = true;
+    QList<PluginSpec *> running;
+    for (const auto &plugin : m_plugins.plugins()) {
+        if (plugin->state() == PluginState::Running)
+            running << plugin.get();
+    }
+    m_allStopped = stopWithin(running);
+    if (m_services.informerFactory)
+        m_services.informerFactory->shutdown();
+    if (!m_allStopped)
+        qCCritical(lcHost).noquote()
+            << QStringLiteral("some controllers did not stop within %1; their workers are "
+                              "abandoned")
+                   .arg(formatDuration(m_config.controllerShutdownTimeout));
+    return m_allStopped;
+}
+
+void ControllerManager::unloadAll()
+{
+    if (m_unloaded)
+        return;
+    m_unloaded = true;
+    for (const auto &plugin : m_plugins.plugins()) {
+        const PluginState s = plugin->state();
+        if (s == PluginState::Loaded || s == PluginState::Configured || s == PluginState::Stopped
+            || (s == PluginState::Failed && plugin->isLibraryLoaded()
+                && plugin->error().kind != PluginError::Kind::StopTimedOut))
+            plugin->unload();
+    }
+}
+
+} // namespace qcm::host

@@ -1,0 +1,180 @@
+#include "serving/configz.h"
+
+#include "config/duration.h"
+
+#include <qcm/client/restconfig.h>
+
+#include <QtCore/QFile>
+#include <QtCore/QJsonArray>
+#include <QtCore/QUrl>
+
+namespace qcm::host {
+
+namespace {
+
+// Secrets shorter than this are not scrubbed from other values: "a" would erase every "a".
+constexpr int MinSecretLength = 6;
+
+QString scrub(QString text, const QStringList &secrets)
+{
+    for (const QString &secret : secrets)
+        text.replace(secret, QLatin1String(Redacted));
+    return text;
+}
+
+QJsonValue redactValue(const QVariant &value, const QStringList &secrets);
+
+QJsonObject redactMap(const QVariantMap &map, const QStringList &secrets)
+{
+    QJsonObject out;
+    for (auto it = map.begin(); it != map.end(); ++it) {
+        out.insert(scrub(it.key(), secrets),
+            isSecretKey(it.key()) ? QJsonValue(QLatin1String(Redacted))
+                                  : redactValue(it.value(), secrets));
+    }
+    return out;
+}
+
+QJsonValue redactValue(const QVariant &value, const QStringList &secrets)
+{
+    switch (value.typeId()) {
+    case QMetaType::QVariantMap:
+        return redactMap(value.toMap(), secrets);
+    case QMetaType::QVariantList: {
+        QJsonArray out;
+        for (const QVariant &item : value.toList())
+            out.append(redactValue(item, secrets));
+        return out;
+    }
+    case QMetaType::Bool:
+        return value.toBool();
+    case QMetaType::LongLong:
+    case QMetaType::Int:
+        return value.toLongLong();
+    case QMetaType::Double:
+        return value.toDouble();
+    default:
+        if (value.isNull())
+            return QJsonValue::Null;
+        return scrub(value.toString(), secrets);
+    }
+}
+
+QJsonArray stringArray(const QStringList &list, const QStringList &secrets)
+{
+    QJsonArray out;
+    for (const QString &s : list)
+        out.append(scrub(s, secrets));
+    return out;
+}
+
+QString withoutUserInfo(const QString &url)
+{
+    QUrl parsed(url);
+    if (!parsed.isValid() || parsed.userInfo().isEmpty())
+        return url;
+    parsed.setUserInfo({});
+    const QString prefix = parsed.scheme() + QStringLiteral("://");
+    QString out = parsed.toString();
+    if (out.startsWith(prefix))
+        out.insert(prefix.size(), QLatin1String(Redacted) + QLatin1Char('@'));
+    return out;
+}
+
+} // namespace
+
+bool isSecretKey(const QString &key)
+{
+    static const char *const words[]
+        = {"password", "passwd", "secret", "token", "credential", "auth", "bearer", "private"};
+    const QString lower = key.toLower();
+    for (const char *word : words) {
+        if (lower.contains(QLatin1String(word)))
+            return true;
+    }
+    return lower.endsWith(QLatin1String("key"));
+}
+
+QStringList secretsOf(const client::RestConfig &rest)
+{
+    QStringList secrets;
+    auto add = [&](const QString &s) {
+        const QString trimmed = s.trimmed();
+        if (trimmed.size() >= MinSecretLength && !secrets.contains(trimmed))
+            secrets << trimmed;
+    };
+    add(rest.bearerToken);
+    add(rest.password);
+    if (!rest.bearerTokenFile.isEmpty()) {
+        QFile file(rest.bearerTokenFile);
+        if (file.open(QIODevice::ReadOnly))
+            add(QString::fromUtf8(file.readAll()));
+    }
+    for (const QByteArray &pem : {rest.clientKeyData, rest.clientCertData}) {
+        if (pem.isEmpty())
+            continue;
+        add(QString::fromUtf8(pem));
+        add(QString::fromLatin1(pem.toBase64())); // as a kubeconfig's *-data fields hold it
+        for (const QByteArray &line : pem.split('\n')) {
+            if (!line.startsWith("-----"))
+                add(QString::fromLatin1(line));
+        }
+    }
+    if (rest.exec) {
+        for (const auto &variable : rest.exec->env)
+            add(variable.second);
+    }
+    // Longest first, so that a secret containing another is replaced whole.
+    std::sort(secrets.begin(), secrets.end(),
+        [](const QString &a, const QString &b) { return a.size() > b.size(); });
+    return secrets;
+}
+
+QJsonObject configzJson(const ControllerManagerConfig &config, const QStringList &secrets)
+{
+    const LeaderElectionConfig &le = config.leaderElection;
+    QJsonObject controllerConfig;
+    for (auto it = config.controllerConfig.begin(); it != config.controllerConfig.end(); ++it) {
+        QJsonObject entry;
+        if (it->workers)
+            entry.insert(QStringLiteral("workers"), *it->workers);
+        if (it->resyncPeriod)
+            entry.insert(QStringLiteral("resyncPeriod"), formatDuration(*it->resyncPeriod));
+        entry.insert(QStringLiteral("settings"), redactMap(it->settings, secrets));
+        controllerConfig.insert(it.key(), entry);
+    }
+    const QJsonObject body {
+        {QStringLiteral("apiVersion"), QStringLiteral("qcm.io/v1alpha1")},
+        {QStringLiteral("kind"), QStringLiteral("ControllerManagerConfiguration")},
+        {QStringLiteral("file"), scrub(config.file, secrets)},
+        {QStringLiteral("kubeconfig"), scrub(config.kubeconfig, secrets)},
+        {QStringLiteral("master"), scrub(withoutUserInfo(config.master), secrets)},
+        {QStringLiteral("clientConnection"),
+            QJsonObject {{QStringLiteral("qps"), config.kubeApiQps},
+                {QStringLiteral("burst"), config.kubeApiBurst}}},
+        {QStringLiteral("pluginDirs"), stringArray(config.pluginDirs, secrets)},
+        {QStringLiteral("controllers"), stringArray(config.controllers, secrets)},
+        {QStringLiteral("leaderElection"),
+            QJsonObject {{QStringLiteral("leaderElect"), le.leaderElect},
+                {QStringLiteral("leaseDuration"), formatDuration(le.leaseDuration)},
+                {QStringLiteral("renewDeadline"), formatDuration(le.renewDeadline)},
+                {QStringLiteral("retryPeriod"), formatDuration(le.retryPeriod)},
+                {QStringLiteral("resourceLock"), le.resourceLock},
+                {QStringLiteral("resourceName"), le.resourceName},
+                {QStringLiteral("resourceNamespace"), le.resourceNamespace},
+                {QStringLiteral("releaseOnCancel"), le.releaseOnCancel},
+                {QStringLiteral("mode"), leaderElectionModeName(le.mode)}}},
+        {QStringLiteral("serving"),
+            QJsonObject {{QStringLiteral("bindAddress"), config.bindAddress},
+                {QStringLiteral("securePort"), config.securePort},
+                {QStringLiteral("tlsCertFile"), scrub(config.tlsCertFile, secrets)},
+                {QStringLiteral("tlsPrivateKeyFile"), scrub(config.tlsPrivateKeyFile, secrets)}}},
+        {QStringLiteral("controllerShutdownTimeout"),
+            formatDuration(config.controllerShutdownTimeout)},
+        {QStringLiteral("minResyncPeriod"), formatDuration(config.minResyncPeriod)},
+        {QStringLiteral("controllerConfig"), controllerConfig},
+    };
+    return QJsonObject {{QStringLiteral("controllermanager.qcm.io"), body}};
+}
+
+} // namespace qcm::host
