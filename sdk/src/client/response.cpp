@@ -1,0 +1,22 @@
+// Response: a finished request's status and headers.
+#include <qcm/client/response.h>
+#include <qcm/client/status.h>
+
+namespace qcm::client {
+
+Status Response::status() const
+{
+    if (transportError)
+        return *transportError;
+    return Status::fromResponse(code, body);
+}
+
+QByteArray Response::header(const QByteArray &name) const
+{
+    for (const auto &[key, value] : headers)
+        if (key.compare(name, Qt::CaseInsensitive) == 0)
+            return value;
+    return {};
+}
+
+} // namespace qcm::client

@@ -1,0 +1,147 @@
+// Watch: one watch request's stream of events (watch.h), fed by its reply on the I/O thread.
+#include <qcm/client/watch.h>
+
+#include "restclientworker_p.h"
+
+#include <QtNetwork/QNetworkReply>
+
+namespace qcm::client {
+
+Watch::Watch(const Codec *codec) : m_decoder(codec) { }
+
+Watch::~Watch()
+{
+    if (m_reply) {
+        m_reply->disconnect(this);
+        m_reply->abort();
+        m_reply->deleteLater();
+    }
+}
+
+void Watch::attach(QNetworkReply *reply)
+{
+    {
+        std::lock_guard lock(m_mutex);
+        if (m_stopRequested) {
+            reply->abort();
+            reply->deleteLater();
+            m_finished = true;
+            m_changed.notify_all();
+            return;
+        }
+    }
+    m_reply = reply;
+    connect(reply, &QNetworkReply::readyRead, this, &Watch::onReadyRead);
+    connect(reply, &QNetworkReply::finished, this, &Watch::onFinished);
+}
+
+void Watch::deliver(const WatchEvent &event)
+{
+    {
+        std::lock_guard lock(m_mutex);
+        m_events.push_back(event);
+    }
+    m_changed.notify_all();
+    emit eventReceived(event);
+}
+
+void Watch::onReadyRead()
+{
+    if (!m_reply)
+        return;
+    const int code = m_reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+    if (code != 200)
+        return; // an error body: read whole when finished
+    {
+        std::lock_guard lock(m_mutex);
+        m_http2 = m_reply->attribute(QNetworkRequest::Http2WasUsedAttribute).toBool();
+    }
+    for (const WatchEvent &event : m_decoder.feed(m_reply->readAll()))
+        deliver(event);
+}
+
+void Watch::onFinished()
+{
+    bool stopped;
+    {
+        std::lock_guard lock(m_mutex);
+        if (m_finished)
+            return;
+        stopped = m_stopRequested;
+    }
+    if (m_reply) {
+        const int code = m_reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+        // An aborted reply is closed: nothing is left to read.
+        const QByteArray rest = m_reply->isOpen() ? m_reply->readAll() : QByteArray();
+        if (code == 200) {
+            for (const WatchEvent &event : m_decoder.feed(rest))
+                deliver(event);
+            if (!stopped)
+                for (const WatchEvent &event : m_decoder.finish())
+                    deliver(event);
+        } else if (code != 0) {
+            WatchEvent event;
+            event.status = Status::fromResponse(code, rest);
+            deliver(event);
+        } else if (!stopped) {
+            WatchEvent event;
+            QString message = m_reply->errorString();
+            const QStringList ssl = m_reply->property("qcm_ssl_errors").toStringList();
+            if (!ssl.isEmpty())
+                message += QStringLiteral(" (") + ssl.join(QStringLiteral("; ")) + QLatin1Char(')');
+            event.status = Status::transportError(transportReason(m_reply->error()), message);
+            deliver(event);
+        }
+        m_reply->deleteLater();
+        m_reply = nullptr;
+    }
+    {
+        std::lock_guard lock(m_mutex);
+        m_finished = true;
+    }
+    m_changed.notify_all();
+    emit finished();
+}
+
+std::optional<WatchEvent> Watch::next(Duration timeout)
+{
+    std::unique_lock lock(m_mutex);
+    auto ready = [this] { return !m_events.empty() || m_finished; };
+    if (timeout == Duration::max())
+        m_changed.wait(lock, ready);
+    else if (!m_changed.wait_for(lock, timeout, ready))
+        return std::nullopt;
+    if (m_events.empty())
+        return std::nullopt;
+    WatchEvent event = std::move(m_events.front());
+    m_events.pop_front();
+    return event;
+}
+
+void Watch::stop()
+{
+    {
+        std::lock_guard lock(m_mutex);
+        if (m_finished || m_stopRequested)
+            return;
+        m_stopRequested = true;
+    }
+    QMetaObject::invokeMethod(this, [this] {
+        if (m_reply)
+            m_reply->abort(); // finished() follows
+    });
+}
+
+bool Watch::isFinished() const
+{
+    std::lock_guard lock(m_mutex);
+    return m_finished;
+}
+
+bool Watch::usedHttp2() const
+{
+    std::lock_guard lock(m_mutex);
+    return m_http2;
+}
+
+} // namespace qcm::client
