@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The host's logging categories: qcm.host (configuration, clients, signals, shutdown),
 // qcm.plugin (every plugin's discovery, state transitions and errors) and qcm.events (every
 // Event the host's EventBroadcaster records, as client-go's StartStructuredLogging). Plugins

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // qcm: the controller manager host. Reads its configuration and flags, finds the controller
 // plugins, and runs the enabled ones against the API server until SIGTERM or SIGINT.
 //

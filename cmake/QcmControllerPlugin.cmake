@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # qcm_add_controller_plugin(): builds a qcm controller plugin and generates its metadata.
 #
 #   qcm_add_controller_plugin(NAME <name> SOURCES <file>...

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # CPack: qcm's three Debian packages (docs/packaging.md), built with `cpack` in a build tree:
 #
 #   qcm               the host, the sample plugins (/usr/lib/qcm/plugins), the systemd unit and

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Installs what qcm needs, builds it, and runs it with the sample plugins:
 #
 #   scripts/run.sh [qcm arguments...]

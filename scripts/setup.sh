@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Installs everything qcm needs to build and test, on Debian 12 (bookworm) or later.
 # Idempotent: a second run installs nothing new and fetches nothing new.
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The whole test suite, from a fresh clone on a fresh Debian machine:
 #   1. scripts/setup.sh installs the Debian packages and Go modules it needs;
 #   2. a ThreadSanitizer build runs the unit tests (the work-queue stress test among them;

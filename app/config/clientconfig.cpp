@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "config/clientconfig.h"
 
 #include <qcm/client/incluster.h>

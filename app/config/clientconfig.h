@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The REST client's configuration from --kubeconfig and --master, as kube-controller-manager
 // builds it (clientcmd.BuildConfigFromFlags), with --kube-api-qps and --kube-api-burst:
 //

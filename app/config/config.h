@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ControllerManagerConfig: what qcm runs with, read from controller-manager.yaml and then
 // overridden by command-line flags (options.h).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "config/configdiff.h"
 
 #include "config/duration.h"

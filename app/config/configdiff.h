@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ConfigDiff: what changed between the configuration qcm runs with and a new one (a reload),
 // in the terms a reload acts on:
 //

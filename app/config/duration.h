@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Durations as Go writes them ("1m30s", "500ms", "12h0m0s"): how kube-controller-manager's
 // flags and configuration files spell them (time.ParseDuration and Duration.String).
 //

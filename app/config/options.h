@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Options: qcm's command line. The flags are named after kube-controller-manager's, and every
 // flag given overrides the matching field of controller-manager.yaml (applyTo()).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The scalar values of flags and of controller-manager.yaml, parsed one way for both: the
 // Error's reason says what was expected and what was found ("must be an integer, not
 // \"abc\""); the caller adds the file, field and position.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the host's YAML reading shares: loading a document, node positions for messages, and
 // YAML -> QVariant for the free-form `settings` of a controller (handed to plugins without
 // exposing yaml-cpp).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "controllers/controllermanager.h"
 
 #include "config/duration.h"

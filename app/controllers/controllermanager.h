@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ControllerManager: runs the enabled plugins' controllers (kube-controller-manager's
 // StartControllers and its shutdown).
 //

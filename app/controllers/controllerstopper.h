@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ControllerStopper: stops running controllers without blocking the event loop, for reloads.
 //
 // At shutdown the host may block its main thread while the controllers drain, but during a

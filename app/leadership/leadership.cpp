@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "leadership/leadership.h"
 
 #include <qcm/client/restclient.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Leadership: the host's leader election, built from leaderElection in the configuration as
 // kube-controller-manager builds its own (leaderElectAndRun):
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Which controllers run: kube-controller-manager's rules for --controllers and for the
 // `controllers:` list of controller-manager.yaml (k8s.io/controller-manager's
 // IsControllerEnabled and GenericControllerManagerConfigurationOptions.Validate).

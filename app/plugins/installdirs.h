@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The installed layout as the host sees it: where an installed qcm finds its plugins when the
 // configuration names no plugin directory. The directory is QCM_INSTALL_PLUGINDIR of the build
 // (default lib/qcm/plugins), taken relative to the qcm binary's own directory, so that a tree

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // PluginError: why one plugin was refused or failed, as a value kept on its PluginSpec
 // (Qt Creator's PluginSpec::errorString, KDE's Result reasons). The kind is for programs
 // (tests, metrics, /healthz); the message is for people and names what was expected and found.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // PluginHost: the plugins of the configured plugin directories. It finds the .so files, reads
 // and validates their metadata (no plugin code runs), refuses duplicate controller names, and
 // applies the configuration's choice of controllers (controllerselection.h).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // PluginMetaData: what a controller plugin says about itself, read from the metadata moc
 // embeds in the .so (QPluginLoader::metaData(), which reads the file without running any of
 // its code), and checked in Qt Creator's order: the IID first, then every field, then the SDK

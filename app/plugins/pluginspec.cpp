@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "plugins/pluginspec.h"
 
 #include "logging.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // PluginSpec: one plugin file and everything the host knows about it: its metadata, its state
 // (pluginstate.h), whether the configuration enables it, its error, and once loaded its
 // library, root object and Controller (Qt Creator's PluginSpec).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // PluginState: where one plugin is in its life, and which moves are allowed (Qt Creator's
 // PluginSpec::State). Every transition is checked against this table; the host never moves a
 // plugin any other way.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "plugins/pluginstatemetrics.h"
 
 #include "plugins/pluginhost.h"

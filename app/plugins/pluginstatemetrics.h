@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // PluginStateMetrics: qcm_plugin_state{plugin,state}, one gauge series per plugin and state,
 // 1 for the state the plugin is in and 0 for the others (kube-state-metrics' convention for
 // a state set), read from the PluginHost at each scrape, so plugins found later appear too.

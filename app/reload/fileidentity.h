@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // FileIdentity: which file a path named when it was looked at (device, inode, size and
 // modification time), to tell a file that was replaced (a new inode, as `install`, `mv` and
 // package managers do), rewritten (same inode, new size or time) or removed from the one that

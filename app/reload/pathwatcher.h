@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // PathWatcher: reports that something on disk changed, once it has stopped changing. It
 // watches files and directories with QFileSystemWatcher and, on any event, waits `settle`
 // and takes a snapshot (a function of the caller's: a file's contents, a directory's

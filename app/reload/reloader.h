@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reloader: changes without restart (docs/host.md). On SIGHUP, or when controller-manager.yaml
 // changes on disk, it reads the configuration again, with the flags over it as at start-up,
 // and checks it as strictly as at start-up; on a change in a plugin directory it looks for

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ReloadStep: the next thing a reload does to one plugin, from where the plugin is and where
 // the configuration wants it (a level-triggered reconcile, as controllers do: the Reloader
 // asks again after every step, so a stop that finishes, a lost leadership or a plugin that

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // SignalWatcher: Unix signals delivered as a Qt signal in the watcher's thread, through a
 // self-pipe (the handler only writes the signal's number; a QSocketNotifier reads it).
 //

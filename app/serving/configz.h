@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // /configz: the effective configuration (controller-manager.yaml with the flags applied), as
 // JSON under the key "controllermanager.qcm.io" (as kube-controller-manager serves its
 // component config under "kubecontrollermanager.config.k8s.io"), with secrets redacted.

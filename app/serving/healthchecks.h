@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // HealthChecks: one health endpoint (/healthz, /livez or /readyz) and its named checks, served
 // as k8s.io/apiserver's healthz package serves them (InstallPathHandler, handleRootHealth):
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The host's health checks, for its three endpoints (healthchecks.h serves them):
 //
 //   /livez    ping, leaderElection                 is the process alive? (liveness probes)

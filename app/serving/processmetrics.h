@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ProcessMetrics: the standard Prometheus process metrics of this process, under the names
 // and help texts of client_golang's process collector (what kube-controller-manager serves):
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Server: qcm's HTTP(S) endpoint (QHttpServer), kube-controller-manager's secure serving
 // without its delegated authentication:
 //

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """The packaging tests (issue 7, section 4; docs/packaging.md, "The packaging test"). Each runs
 on a built tree and works in --work-dir:
 

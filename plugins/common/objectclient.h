@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ObjectClient: the reads and writes a sample controller makes against the API server, as an
 // interface, so that its reconcile runs against a fake in unit tests (client-go controllers
 // take kubernetes.Interface for the same reason, and their tests pass

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "recordevent.h"
 
 #include <qcm/record/eventrecorder.h>

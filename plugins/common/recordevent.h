@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // RecordEvent: how the sample controllers record Kubernetes Events about an object (client-go's
 // record.EventRecorder.Event), as one function, so that what records them is chosen in one
 // place for all three: eventRecorderFor(context).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The built-in resources the sample controllers read and write.
 //
 // Plain values.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Checking a sample controller's `settings` (controllerConfig.<name>.settings of
 // controller-manager.yaml): every key must be one the controller reads, so that a misspelt
 // setting is an error rather than silently ignored.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The pure parts of the configmap-restarter controller: which ConfigMaps a pod template
 // references, the hashes it records, and what to do about one Deployment (decideRestart).
 //

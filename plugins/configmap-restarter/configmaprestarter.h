@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ConfigMapRestarter: restarts the Deployments whose pod template references a ConfigMap when
 // that ConfigMap's data changes, the way `kubectl rollout restart` does: by changing a pod
 // template annotation, so the Deployment controller rolls the pods out again. Unchanged data

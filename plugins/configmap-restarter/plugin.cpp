@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The configmap-restarter plugin: the factory the host loads (see configmaprestarter.h).
 #include "configmaprestarter.h"
 

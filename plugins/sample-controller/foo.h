@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Foo: the custom resource of kube's sample-controller (samplecontroller.k8s.io/v1alpha1, see
 // artifacts/crd-status-subresource.yaml), and the pure parts of its controller: the Deployment
 // a Foo wants (newDeployment) and whether a Deployment is the Foo's (isControlledBy).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // FooController: kube's sample-controller (k8s.io/sample-controller, controller.go) on the qcm
 // Controller base class. For every Foo it makes sure the Deployment spec.deploymentName exists
 // in the Foo's namespace, is controlled by the Foo, and runs spec.replicas replicas; then it

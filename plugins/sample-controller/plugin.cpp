@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The sample-controller plugin: the factory the host loads (see foocontroller.h).
 #include "foocontroller.h"
 

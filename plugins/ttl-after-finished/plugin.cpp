@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The ttl-after-finished plugin: the factory the host loads (see ttlafterfinishedcontroller.h).
 #include "ttlafterfinishedcontroller.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The pure parts of kube-controller-manager's TTL-after-finished controller
 // (pkg/controller/ttlafterfinished): when a Job needs cleaning up, when it finished, and how
 // long it has left.

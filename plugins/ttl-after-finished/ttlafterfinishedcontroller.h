@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // TtlAfterFinishedController: kube-controller-manager's TTL-after-finished controller
 // (pkg/controller/ttlafterfinished/ttlafterfinished_controller.go) on the qcm Controller base
 // class. It deletes Jobs (batch/v1) whose spec.ttlSecondsAfterFinished has passed since they

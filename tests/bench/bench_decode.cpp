@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Decode throughput of list and watch payloads (tests/bench/gen_pods.py writes them, into
 // $QCM_BENCH_DATA), beside go/decode_test.go which decodes the same bytes with client-go.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // DeltaFifo micro-benchmarks, each the same shape as its client-go twin in
 // go/deltafifo_test.go (client-go's DeltaFIFO). run_bench.py --qcm-deltafifo runs both and
 // prints the ratio table.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // qcm's side of the informer benchmarks against a real apiserver, beside
 // go/informerbench (client-go). run_bench.py --qcm-informer runs both, each in its own
 // process, and prints the ratios.

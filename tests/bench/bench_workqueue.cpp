@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Work-queue benchmarks, each the same shape as its client-go twin in go/workqueue_test.go.
 // run_bench.py runs both and prints the ratio table; RESULTS.md records the figures.
 //

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Writes the decode benchmark's payloads from ../shared/testdata/pod-nginx.json.
 
     gen_pods.py --out DIR [--count 1000] [--seed 1]

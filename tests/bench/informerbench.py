@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The informer benchmarks of run_bench.py (--qcm-informer): qcm's informer against
 client-go's on the same kube-apiserver, each side in its own process.
 

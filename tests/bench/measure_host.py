@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Issue 6 §9: qcm's time from start to ready and its idle RSS, with the three sample plugins
 (plugins/) loaded, run with the root controller-manager.yaml against a real apiserver.
 

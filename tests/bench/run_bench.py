@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Runs the qcm benchmarks and their client-go twins in one run and prints the ratio tables.
 
     run_bench.py [--qcm-bench build/tests/bench/qcm_bench_workqueue]

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The qcm side of the DeltaFifo traces (README.md, "DeltaFifo traces"): runs the rest of a
 // trace whose subject line is `deltafifo [known] [replaced] [transform]` on qcm::cache::DeltaFifo
 // and prints one line per operation.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The qcm side of the conformance traces (README.md in this folder describes the format).
 // Reads a trace on stdin, runs it on qcm::workqueue with a FakeClock (or, for a `deltafifo`
 // trace, on qcm::cache::DeltaFifo: deltafifodriver.cpp), and prints one line per operation.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Writes a random conformance trace (README.md in this folder describes the format).
 
     gen_trace.py --seed 42 --length 200 [--kind queue|delaying|ratelimiting|limiter|deltafifo]

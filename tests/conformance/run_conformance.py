@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Runs conformance traces through the qcm and client-go drivers and diffs their outputs.
 
     run_conformance.py --qcm DRIVER --go DRIVER [--traces DIR] [--kind KIND] [--seeds N]

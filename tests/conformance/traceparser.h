@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The conformance drivers' trace reading: one line split into words, and the errors that
 // end a run (exit status 2, "error: line N: ..." on stderr). README.md describes the format.
 //

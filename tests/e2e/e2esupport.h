@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the e2e tests share: the cluster the CTest fixture e2e_cluster started, and objects to
 // create in it.
 #pragma once

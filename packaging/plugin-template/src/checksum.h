@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What configmap-checksum writes, as pure functions (no API server, no informer), so that the
 // test checks them case by case: the checksum of a ConfigMap's data, and the merge patch that
 // puts it in an annotation.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ChecksumController: keeps an annotation on every ConfigMap that matches a label selector
 // equal to the checksum of the ConfigMap's data (checksum.h). By default the ConfigMaps
 // labelled example.com/checksum=enabled get example.com/data-checksum: sha256:<hex>.

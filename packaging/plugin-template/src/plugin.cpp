@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The plugin: the object the host loads from libconfigmap-checksum.so. It is a factory: the
 // host calls create() for each controller it starts (again after a configuration reload that
 // changes the controller's settings), so it keeps no state of its own.

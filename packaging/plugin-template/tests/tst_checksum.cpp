@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // configmap-checksum's unit test: the checksum, the patch and the settings, without an API
 // server (the packaging e2e test runs the plugin in a real qcm against a real one).
 #include "checksum.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Clock: the time source and timer service behind every queue, limiter and elector.
 //
 // client-go injects k8s.io/utils/clock so that tests can drive time; qcm does the same.

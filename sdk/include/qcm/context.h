@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ControllerContext: everything the host hands a controller plugin when it creates its
 // Controller (ControllerPlugin::create, plugin.h).
 //

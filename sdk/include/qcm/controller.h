@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Controller: the base class of every controller a plugin creates. It owns a rate-limited
 // work queue of keys and N worker threads, and runs client-go's processNextWorkItem loop for
 // the plugin, which only writes reconcile():

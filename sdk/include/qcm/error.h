@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Error: what went wrong, where, and why; the error half of Result<T>.
 //
 // Bad input must get a precise message: `file` and `field` say where (either may be empty),

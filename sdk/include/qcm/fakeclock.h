@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // FakeClock: a Clock whose time moves only when a test steps it (k8s.io/utils/clock/testing).
 //
 // step() and setTime() fire every timer that has come due, in deadline order, synchronously

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Export macros for the qcm SDK shared library.
 #pragma once
 

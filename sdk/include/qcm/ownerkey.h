@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // controllerOwnerKey: the work-queue key of the object that controls another one, through its
 // ownerReferences (metav1.GetControllerOf, as kube's sample-controller's handleObject uses it).
 //

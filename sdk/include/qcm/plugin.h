@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ControllerPlugin: the interface a controller plugin's root object implements. It is a
 // factory (KDE's KPluginFactory): the host calls create() once per controller it starts, and
 // may call it again after stopping one (a configuration reload).

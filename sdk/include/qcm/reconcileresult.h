@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ReconcileResult: what one reconcile of a key decided (controller-runtime's reconcile.Result
 // plus its error, kube-rs's Action).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Result<T, E>: a value or an error (KDE's KPluginFactory::Result, std::expected before
 // C++23). E is qcm::Error by default; the REST client uses qcm::client::Status.
 //

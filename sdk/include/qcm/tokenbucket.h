@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // TokenBucket: golang.org/x/time/rate's Limiter, for one caller-supplied time line.
 //
 // A bucket of `burst` tokens, initially full, refilled at `limit` tokens per second.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include <qcm/cache/informername.h>
 
 #include <QtCore/QLoggingCategory>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include <qcm/cache/sharedindexinformer.h>
 
 #include <qcm/cache/deltafifo.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // JsonScanner: a validating JSON scanner that records where things are instead of building a
 // tree (internal to the SDK; LazyJsonCodec is its user).
 //

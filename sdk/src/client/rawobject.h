@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // RawObject: an Object's JSON kept as the bytes it arrived in, with the index LazyJsonCodec's
 // scanner made of them; the QJsonObject tree is built on first use (internal to the SDK).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Response: a finished request's status and headers.
 #include <qcm/client/response.h>
 #include <qcm/client/status.h>

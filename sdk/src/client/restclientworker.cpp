@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // RestClientWorker: sending, retrying and finishing requests on the client's I/O thread.
 #include "restclientworker_p.h"
 

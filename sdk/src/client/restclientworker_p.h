@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // RestClientWorker: the REST client's I/O thread side. It owns the QNetworkAccessManager, the
 // TLS configuration, the token bucket (QPS and burst) and the credential sources, and sends,
 // retries and finishes every request. Private to the SDK.

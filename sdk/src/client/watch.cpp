@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Watch: one watch request's stream of events (watch.h), fed by its reply on the I/O thread.
 #include <qcm/client/watch.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include <qcm/controller.h>
 
 #include <qcm/cache/keys.h>

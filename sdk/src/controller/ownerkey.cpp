@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include <qcm/ownerkey.h>
 
 #include <qcm/client/resource.h>

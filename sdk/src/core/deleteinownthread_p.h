@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // deleteInOwnThread: the deleter of a shared_ptr to a QObject that lives in another thread.
 //
 // While the object's thread runs, deleteLater() deletes it there, after the events already

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // TimerQueue: the set of armed timers shared by the real and the fake clock.
 //
 // It owns the ordering of deadlines and the "is a callback running" state that lets

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // LeaderElectionConfig::validate: client-go's NewLeaderElector checks, in its order.
 #include <qcm/leaderelection/leaderelectionconfig.h>
 #include <qcm/leaderelection/resourcelock.h>

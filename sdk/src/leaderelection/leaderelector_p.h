@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // LeaderElector::Private: the elector's state. Private to the SDK; the unit tests include it
 // to set up the observed record as client-go's tests do.
 #pragma once

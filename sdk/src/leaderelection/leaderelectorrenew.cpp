@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // LeaderElector, acquiring and renewing the lease: client-go's acquire and renew loops
 // (tryAcquireOrRenew and its slow path, the retry and deadline timers). The rest of the elector
 // is in leaderelector.cpp and leaderelectorterm.cpp.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // LeaderElector, the end of a term: the token cancelled, stoppedLeading(), the optional
 // release of the lock, and then a new candidacy or the end of the run.
 #include <qcm/leaderelection/leaderelector.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The logging category of the leader-election package: qcm.leaderelection.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Mailbox: hands work to one QObject's thread, from any thread, and drops it once the object
 // is gone.
 //

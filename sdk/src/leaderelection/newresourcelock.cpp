@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include <qcm/leaderelection/annotationlock.h>
 #include <qcm/leaderelection/leaselock.h>
 #include <qcm/leaderelection/multilock.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include <qcm/client/restclient.h>
 #include <qcm/leaderelection/objectlock.h>
 #include <qcm/record/eventrecorder.h>

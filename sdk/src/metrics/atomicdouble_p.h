@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Lock-free arithmetic on std::atomic<double>; C++17 has no fetch_add for floating types.
 #pragma once
 

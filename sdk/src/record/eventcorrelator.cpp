@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "eventlogger_p.h"
 
 #include <qcm/record/eventaggregator.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // EventLogger: remembers each distinct Event (by cache key) it has seen, so that the next
 // occurrence updates it (client-go's eventLogger): the same name and firstTimestamp, count + 1,
 // and a strategic-merge patch of count, lastTimestamp and message.

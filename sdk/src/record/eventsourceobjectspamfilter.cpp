@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "lrucache_p.h"
 
 #include <qcm/record/eventsourceobjectspamfilter.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // goQuote: a string quoted as Go's strconv.Quote does for printable text (%#v and klog
 // print strings so), for log lines that match client-go's.
 //

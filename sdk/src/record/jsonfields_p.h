@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // insertIfSet: writes a string field only when it is not empty, as Go's omitempty does.
 //
 // Thread safety: reentrant.

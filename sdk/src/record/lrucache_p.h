@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // LruCache: a map of at most maxEntries keys that forgets the least recently used one
 // (k8s.io/utils/lru, as client-go's event caches use it): get() and add() both count as use.
 //

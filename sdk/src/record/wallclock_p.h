@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // WallClock: wall-clock time (for Event timestamps and names) read off a qcm::Clock, which
 // is monotonic.
 //

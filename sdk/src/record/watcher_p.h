@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Watcher: one consumer of an EventBroadcaster: a bounded queue of Events and the thread that
 // hands them, one at a time and in order, to the consumer's handler (client-go's broadcaster
 // watcher channel plus the goroutine of StartEventWatcher).

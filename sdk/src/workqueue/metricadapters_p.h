@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Adapters from qcm::metrics series to the metric interfaces that queues and informers record
 // into (workqueue/metricsprovider.h). Private to the SDK.
 //

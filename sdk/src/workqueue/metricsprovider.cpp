@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include <qcm/workqueue/metricsprovider.h>
 #include <qcm/workqueue/queueconfig.h>
 #include <qcm/workqueue/retrymetrics.h>

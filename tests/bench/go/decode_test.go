@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // client-go's side of tests/bench/bench_decode.cpp: the same bytes ($QCM_BENCH_DATA, written by
 // gen_pods.py), decoded the way client-go decodes them.
 package bench

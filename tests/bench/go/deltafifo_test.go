@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // client-go's side of tests/bench/bench_deltafifo.cpp: the same three shapes on client-go's
 // DeltaFIFO, with the same 1000 ConfigMaps decoded typed (*corev1.ConfigMap, what the
 // clientset's informers queue) and unstructured (what the dynamic informers queue).

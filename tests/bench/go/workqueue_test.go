@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // client-go's side of tests/bench/bench_workqueue.cpp: the same four shapes.
 package bench
 

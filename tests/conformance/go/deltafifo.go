@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The client-go side of the DeltaFifo traces (../README.md, "DeltaFifo traces"): runs a trace
 // on k8s.io/client-go/tools/cache.DeltaFIFO with the informer's indexer as knownObjects.
 package main

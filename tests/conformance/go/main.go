@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The client-go side of the conformance traces (../README.md describes the format).
 // Reads a trace on stdin, runs it on k8s.io/client-go/util/workqueue with a fake clock, and
 // prints one line per operation.

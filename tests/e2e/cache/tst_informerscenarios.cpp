@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // e2e: informers under load and under failure, on a real apiserver and etcd of their own
 // (fixture e2e_cluster_disruptive: these tests restart and compact the cluster).
 //

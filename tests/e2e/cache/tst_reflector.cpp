@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // e2e: a Reflector, and a SharedIndexInformer, kept in step with a real apiserver.
 #include <qcm/cache/deltafifo.h>
 #include <qcm/cache/indexer.h>

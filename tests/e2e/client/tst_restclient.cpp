@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // e2e: RestClient against a real kube-apiserver + etcd (the e2e_cluster fixture).
 #include <qcm/client/discovery.h>
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Builds a real kube-apiserver, etcd and kubectl from Go modules (through the module proxy) and
 # caches them outside any build tree, keyed by version. Only the first build is slow.
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """A real etcd + kube-apiserver on loopback, for e2e tests and for scripts/run.sh.
 
     cluster.py up   --dir DIR     start (building the binaries on first use) and wait for /readyz

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # e2e: the test cluster itself, driven with kubectl. Every later e2e test relies on these.
 #   smoke.sh <cluster dir>
 set -euo pipefail

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Shared by the host's serving e2e test and the host measurement (tests/bench/measure_host.py):
 the real qcm binary as a process, with its own config, port and log, and what it serves.
 

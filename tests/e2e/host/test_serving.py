@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """e2e: the real qcm binary on the real apiserver, for serving and leader election (issue 6,
 sections 2, 3 and 8), with the fixture plugins fixture-configmaps (needs leader election) and
 fixture-optional (runs on every replica).

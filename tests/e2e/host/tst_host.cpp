@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // e2e: the real qcm binary runs a plugin (fixture-configmaps) against the real apiserver. The
 // plugin reaches running, its controller reconciles the ConfigMaps it is configured to see
 // (the objects listed at start and one created later), with the settings of

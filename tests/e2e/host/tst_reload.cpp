@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // e2e: changes without restart, through the real qcm binary on the real apiserver (issue 6,
 // §2 and §8). A configuration edited and SIGHUP'd restarts, stops and starts single
 // controllers while qcm runs on; an invalid one is refused with its precise error and

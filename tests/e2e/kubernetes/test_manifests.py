@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """e2e: the Kubernetes manifests of packaging/kubernetes/ on the real apiserver, and the real
 qcm binary running in-cluster on them (issue 7, section 5).
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // le_candidate: one leader-election candidate for the e2e tests and the failover measurement.
 //
 // Runs a LeaderElector against the cluster and logs, one line each, to stdout:

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Shared by the leader-election e2e test and the failover measurement: candidates (the
 le_candidate binary, or its client-go twin le_candidate_go built from go/) against the test
 cluster, their logs, and the checks on them.

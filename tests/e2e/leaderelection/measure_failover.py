@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Failover time distributions of qcm's LeaderElector on a real kube-apiserver.
 
     measure_failover.py --binary path/to/le_candidate [--cluster DIR] [--runs 20]

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """A TCP proxy on loopback that can cut its traffic, for the partition test.
 
     proxy = TcpProxy(("127.0.0.1", apiserver_port)); proxy.start()

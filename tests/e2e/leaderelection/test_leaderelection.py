@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """e2e: leader election on the real kube-apiserver, with le_candidate processes.
 
     test_leaderelection.py --binary path/to/le_candidate [--cluster DIR] [--only NAME]

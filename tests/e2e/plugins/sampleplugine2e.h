@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the sample plugins' e2e tests share: the real qcm binary running one sample plugin
 // against the e2e cluster with the repository's controller-manager.yaml (QcmRun), and kubectl
 // of the cluster (kubectl()).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // e2e: the configmap-restarter plugin in the real qcm against the real apiserver. Deployments
 // reference ConfigMaps in each of the ways a pod template can; on start every one is adopted
 // without a restart; a ConfigMap change that leaves its data alone restarts nothing; a data

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // e2e: the sample-controller plugin in the real qcm against the real apiserver. The Foo CRD is
 // applied from plugins/sample-controller/artifacts with kubectl; a Foo gets its Deployment,
 // owned by it, with its replicas; the Deployment's status (written through the status

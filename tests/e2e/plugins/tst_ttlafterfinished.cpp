@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // e2e: the ttl-after-finished plugin in the real qcm against the real apiserver. No Job
 // controller runs in the test cluster, so the test finishes Jobs itself: it writes a Complete
 // or Failed condition (with what the apiserver requires beside it) through the status

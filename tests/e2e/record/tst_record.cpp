@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // e2e: Events recorded through EventBroadcaster and RestEventSink on the real API server,
 // checked with kubectl: an Event with every field the legacy recorder sets, identical Events
 // counted into one, similar Events aggregated, the spam filter's 25, an Event deleted on the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The README's run command, scripts/run.sh, without $KUBECONFIG: it must start a local
 # kube-apiserver + etcd, apply the Foo CRD, run qcm with the three sample plugins until they are
 # running and /readyz answers 200, stop qcm gracefully on SIGINT (Ctrl-C), and stop the local

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Test doubles for the cache: a scripted ListerWatcher and a pushable watch (client-go's
 // FakeListerWatcher and watch.FakeWatcher).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Helpers shared by the FIFO tests: client-go's testFifoObject (an object named by
 // metadata.name carrying a "val"), testFifoObjectKeyFunc and literalListerGetter.
 #pragma once

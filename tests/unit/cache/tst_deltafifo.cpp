@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // DeltaFifo: client-go's tools/cache/delta_fifo_test.go, with objects named by metadata.name
 // and carrying a "val" (testFifoObject there).
 #include <qcm/cache/deltafifo.h>

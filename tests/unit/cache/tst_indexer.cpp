@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Indexer and Lister: client-go's index_test.go and thread_safe_store_test.go.
 #include <qcm/cache/lister.h>
 

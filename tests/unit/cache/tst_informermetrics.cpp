@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Informer metrics: client-go's InformerName identities (identity_test.go) and the metrics an
 // informer with a reserved identity records (informer_queued_items,
 // informer_processing_latency_seconds, informer_store_resource_version).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // LabelSelector: apimachinery's labels.Parse and Matches (selector_test.go's cases).
 #include <qcm/cache/labelselector.h>
 

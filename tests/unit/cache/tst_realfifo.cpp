@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // RealFifo: client-go's tools/cache/the_real_fifo_test.go (the non-atomic cases), with objects
 // named by metadata.name and carrying a "val" (testFifoObject there).
 #include <qcm/cache/realfifo.h>

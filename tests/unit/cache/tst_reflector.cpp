@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reflector: client-go's reflector_test.go behaviours, against a fake ListerWatcher and a
 // FakeClock. The reflector runs on its own thread; QTRY waits for it to reach each step.
 #include <qcm/cache/deltafifo.h>

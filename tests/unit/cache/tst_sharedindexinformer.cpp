@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // SharedIndexInformer: client-go's shared_informer_test.go behaviours with a fake
 // ListerWatcher. Handlers run on this test's thread (or their own QThread) through the
 // event loop, which QTRY_* spins.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // SharedInformerFactory: one informer per key, started together or at once when late.
 #include <qcm/cache/sharedinformerfactory.h>
 #include <qcm/fakeclock.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // FileTokenSource (rotating token files) and ExecCredentialProvider (exec plugins), with
 // shell scripts as the plugins.
 #include <qcm/client/execcredentialprovider.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // KubeConfig and in-cluster config: clientcmd's loading, merging and error rules.
 #include <qcm/client/incluster.h>
 #include <qcm/client/kubeconfig.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // LazyJsonCodec: decoded Objects behave exactly as the tree-built ones of QtJsonCodec, its
 // scanner accepts only what Qt's reader accepts (and says where and why it refuses), lists and
 // watch frames decode as before, and a shared decoded Object builds its tree once, safely,

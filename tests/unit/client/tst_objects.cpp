@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Object, Status and resource names.
 #include <qcm/client/object.h>
 #include <qcm/client/resource.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // RestClient against a scripted local HTTP server: retries, the client-side rate limit,
 // headers and authentication, timeouts. (The real apiserver is in tests/e2e.)
 #include <qcm/client/discovery.h>

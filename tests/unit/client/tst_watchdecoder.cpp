@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // WatchDecoder: events split anywhere across chunks, and malformed frames.
 #include <qcm/client/watchdecoder.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The Controller base class against fakes: the processNextWorkItem loop (forget, rate-limited
 // retry, requeue-after, done always), exceptions, waiting for the caches, the enqueue helpers,
 // one key never in two workers, draining on stop, the metrics, and reconciling only during the

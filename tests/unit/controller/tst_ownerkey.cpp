@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // controllerOwnerKey: the key of an object's controller owner, as sample-controller's
 // handleObject finds it.
 #include <qcm/ownerkey.h>

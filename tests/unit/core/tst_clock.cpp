@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Clock and FakeClock: timers fire in deadline order, stop() really stops, re-arming works.
 #include <qcm/fakeclock.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Result<T, E> and Error: values, errors, and safe use of temporaries.
 #include <qcm/result.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // TokenBucket: golang.org/x/time/rate's reservation arithmetic (rate_test.go's cases).
 #include <qcm/tokenbucket.h>
 

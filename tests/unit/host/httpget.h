@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A blocking GET for the serving tests: runs the event loop (where the in-process server
 // answers) until the reply is complete.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The REST client's configuration from --kubeconfig, --master and the client flags, as
 // clientcmd.BuildConfigFromFlags builds it.
 #include "config/clientconfig.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // controller-manager.yaml: every field read, defaults kept, and every kind of bad input
 // refused with the file, the field, the reason and the position.
 #include "config/config.h"

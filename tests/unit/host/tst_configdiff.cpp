@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The difference between the running configuration and a reloaded one: which controllers a
 // reload starts, stops and restarts, and which fields it refuses to change without a restart
 // (app/config/configdiff.h).

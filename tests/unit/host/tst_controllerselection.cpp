@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kube-controller-manager's controller selection: IsControllerEnabled and the validation of
 // --controllers (k8s.io/controller-manager), with the cases of their tests.
 #include "plugins/controllerselection.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Go's time.ParseDuration and Duration.String, against the cases of Go's own time_test.go.
 #include "config/duration.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The host's health checks over real plugins and a real ControllerManager, with informers whose
 // list the test holds back: /readyz goes through its transitions (not ready before start, not
 // ready while caches sync, ready once synced, ready on standby while not leading, not ready

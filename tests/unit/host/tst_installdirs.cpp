@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The installed qcm's default plugin directory (app/plugins/installdirs.h): QCM_INSTALL_PLUGINDIR
 // of the build, found from the running binary's directory as if it were the installed bin/, and
 // used only when neither --plugin-dir nor pluginDirs names a directory.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // qcm's command line: kube-controller-manager's flag names, their values, and flags overriding
 // the configuration file.
 #include "config/options.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The plugin host against real plugin files: every broken fixture is refused with its own
 // typed error and message while the good plugins run, duplicate names and missing directories
 // are reported, and the configuration's choice of controllers follows kube-controller-manager.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Plugin metadata validation, in Qt Creator's order (IID, then each field, then the SDK), each
 // failure a typed error with its own message.
 #include "plugins/pluginmetadata.h"

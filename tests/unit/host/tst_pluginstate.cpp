@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The plugin state machine: the transition table, and a real plugin (fixture-optional) walked
 // through its whole life, with every out-of-order step refused.
 #include "plugins/pluginspec.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The process metrics: /proc/<pid>/stat parsed by field position after the command name
 // (which may hold spaces and parentheses), values of this very process that make sense, and
 // a broken /proc leaving out what it cannot read instead of reporting zeros.

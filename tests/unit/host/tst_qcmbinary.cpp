@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The real qcm binary: bad configuration and flags stop it with a precise message before
 // anything starts, --list-plugins shows every plugin with its state and error, and a host
 // run loads the good plugins, refuses the broken ones and shuts down cleanly on SIGTERM.

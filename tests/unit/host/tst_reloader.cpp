@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Changes without restart (app/reload/reloader.h), against the real fixture plugins and fake
 // informers: a reload starts, stops and restarts only the controllers whose configuration
 // changed and leaves the others' Controller objects untouched; an invalid configuration is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What a reload does next to one plugin, from its state and what the configuration asks
 // (app/reload/reloadstep.h): every state against enabled, disabled, leadership, a changed file, a
 // stale spec and a retry.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The serving endpoints, in process: the Server listens on a free loopback port and the test
 // GETs each path with QNetworkAccessManager. Health endpoints follow k8s.io/apiserver's healthz
 // (ok, verbose, exclude, reasons withheld at the root, per-check paths); /metrics passes

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The serving and leader-election settings this part of the host adds: the flags
 // (--leader-elect-release-on-cancel, --leader-elect-mode, --tls-cert-file,
 // --tls-private-key-file) and their controller-manager.yaml fields, their defaults, bad values

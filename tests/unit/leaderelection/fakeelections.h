@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // FakeElections: a real LeaderElector on a FakeLock and a fake clock of its own, in rejoin mode
 // (leaseDuration 15 s, renewDeadline 2 s, retryPeriod 1 s), for the tests of what runs during
 // a term (the Controller, the host's ControllerManager): terms holds the LeaderToken of each

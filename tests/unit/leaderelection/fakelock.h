@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // FakeLock: an in-memory ResourceLock for the elector's unit tests, standing in for client-go's
 // LeaseLock over a fake clientset with reactors.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // LeaderElector: client-go's leaderelection tests (TestTryAcquireOrRenewLeases,
 // TestLeaderElectionConfigValidation, TestFastPathLeaderElection, TestReleaseLeaseLeases,
 // TestReleaseOnCancellation_Leases, TestLeaderElectionHealthChecker, TestCheckMethodRace),

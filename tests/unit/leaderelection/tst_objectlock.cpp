@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ObjectLock (through LeaseLock and ConfigMapLock) over a RestClient and a scripted local API
 // server: calls may overlap (the elector abandons a call that hangs and makes a newer one), and the
 // late reply of an older call must not replace the object, and so the resourceVersion, that a newer

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Resource locks: the record's two encodings (annotation JSON, Lease spec), lock types by
 // name, and MultiLock's rules for combining two locks (client-go's multilock.go).
 // The Lease, ConfigMap and Endpoints locks themselves are tested on the real apiserver

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Writes a representative exposition to stdout for `promtool check metrics`: every metric
 // type, labels that need escaping, and the work-queue metrics of a queue that did work.
 #include <qcm/fakeclock.h>

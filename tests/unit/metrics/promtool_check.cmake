@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Runs the metrics sample and pipes its exposition into `promtool check metrics`.
 # promtool prints lint problems and exits non-zero on a format error; both fail the test.
 execute_process(COMMAND ${SAMPLE} OUTPUT_VARIABLE exposition RESULT_VARIABLE rc)

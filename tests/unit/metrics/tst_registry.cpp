@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // qcm::metrics: registry rules, the three metric types and the text format.
 #include <qcm/metrics/builder.h>
 #include <qcm/metrics/textserializer.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // FakeObjectClient: an ObjectClient over an in-memory store, for the sample controllers' unit
 // tests (client-go's fake clientset: an ObjectTracker, the list of Actions, and reactors).
 //

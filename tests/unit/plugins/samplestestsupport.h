@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the sample controllers' unit tests share: informers over scripted lister-watchers
 // (FakeInformers), a recorder of Events (EventLog, the text form of client-go's
 // record.FakeRecorder), and the context a controller is created with.

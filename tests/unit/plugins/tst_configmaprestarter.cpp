@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // configmap-restarter against fakes: which ConfigMaps a pod template references, the hashes,
 // decideRestart() for each case, syncDeployment() and its conditional merge patch, and the
 // controller running on informer events: the index from ConfigMap to Deployments, data changes

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // sample-controller against fakes: upstream's controller_test.go (TestCreatesDeployment,
 // TestDoNothing, TestUpdateDeployment, TestNotControlledByUs) on syncHandler(), plus the
 // status copy, the keys that are absorbed, errors, newDeployment(), and the controller running

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ttl-after-finished against fakes: upstream's TestTimeLeft (and the finish-time errors) on
 // checkTtl(), processJob() with its second look at the API server's Job, the delete options,
 // the settings, and the controller running with its workers on a fake clock.

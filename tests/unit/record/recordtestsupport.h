@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the events tests share: a fake EventSink (client-go's testEventSink with its
 // OnCreateFactory and OnPatchFactory), a channel to hand Events from the sink's thread to the
 // test, client-go's SimpleIntervalClock, and the makeEvent/validateEvent helpers of

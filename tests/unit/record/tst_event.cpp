@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Event, ObjectReference, the event name, eventf's formatting and FakeRecorder: client-go's
 // util_test.go (TestGenerateEventName), tools/reference's GetReference, fake.go, and the JSON
 // the API server gets.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // EventBroadcaster and its recorders, writing to a fake sink on a fake clock: client-go's
 // event_test.go (TestNonRacyShutdown, TestEventf, TestWriteEventError, TestUpdateExpiredEvent,
 // TestCancelEvent, TestLotsOfEvents, TestEventfNoNamespace, TestMultiSinkCache), plus the

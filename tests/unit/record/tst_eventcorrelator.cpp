@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // EventCorrelator, EventAggregator and EventSourceObjectSpamFilter: client-go's
 // events_cache_test.go (TestEventAggregatorByReasonFunc, TestEventAggregatorByReasonMessageFunc,
 // TestEventCorrelator, TestEventSpamFilter), plus the count patch, the LRU bound and the

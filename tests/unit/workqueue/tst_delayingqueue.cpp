@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // DelayingQueue: the behaviour of client-go's util/workqueue/delaying_queue_test.go, on a
 // FakeClock. addAfter() is synchronous here, so no test polls or sleeps.
 #include <qcm/fakeclock.h>

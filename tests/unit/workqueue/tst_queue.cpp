@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Queue: the behaviour of client-go's util/workqueue/queue_test.go.
 #include <qcm/workqueue/queue.h>
 

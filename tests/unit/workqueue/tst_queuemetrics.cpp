@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Queue metrics: client-go's util/workqueue/metrics_test.go (TestMetrics, TestMetricShutdown)
 // and the Prometheus names of component-base.
 #include <qcm/fakeclock.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // QueueState and ItemTable: the open-addressing table and FIFO behind the queues, checked
 // against a model.
 // A key type with a few distinct hashes forces long probe chains, so that backward-shift

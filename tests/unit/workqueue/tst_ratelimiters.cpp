@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Rate limiters: client-go's util/workqueue/default_rate_limiters_test.go, plus the bound
 // on the per-item failure maps that client-go lacks.
 #include <qcm/fakeclock.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // RateLimitingQueue: client-go's util/workqueue/rate_limiting_queue_test.go, observed through
 // the queue on a FakeClock instead of through the internal channel.
 #include <qcm/fakeclock.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Stress: many producers and consumers over a shared key space (run under TSan as well).
 // Asserts the two promises controllers live by:
 //   * no key is ever processed by two workers at once;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Delta and DeletedFinalStateUnknown: what informer queues hold (client-go's cache.Delta).
 //
 // A delta's object is either the object itself or a DeletedFinalStateUnknown tombstone: the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // DeltaFifo: the informer's queue of object changes (client-go's cache.DeltaFIFO; seed 000).
 //
 // Keys are queued in the order they first changed; each key holds the list of its deltas

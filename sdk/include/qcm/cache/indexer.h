@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Indexer: the informer's local cache, a thread-safe store of objects by key with named
 // indexes (client-go's cache.Indexer over threadSafeStore).
 //

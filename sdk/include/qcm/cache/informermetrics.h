@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // InformerMetricsProvider: where informers get their metrics (client-go's
 // cache.InformerMetricsProvider), and the Prometheus implementation under client-go's names
 // (component-base's clientgo/fifo metrics), so existing dashboards work:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // InformerName: a named informer identity for metrics (client-go's cache.InformerName).
 //
 // Informer metrics are published only for informers with a reserved identity, as in

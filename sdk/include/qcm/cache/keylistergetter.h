@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // KeyListerGetter: what informer queues need of the informer's store ("knownObjects").
 //
 // Thread safety: implementations must be safe to call from the FIFO's callers' threads.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Object keys: "namespace/name", or "name" for cluster-scoped objects
 // (client-go's MetaNamespaceKeyFunc and SplitMetaNamespaceKey).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // LabelSelector: Kubernetes label selectors, parsed and matched (apimachinery's labels.Parse
 // and labels.Selector).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Lister: a read-only view of an informer's cache for plugins (client-go's generated
 // listers, for any resource).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ListerWatcher: how a Reflector lists and watches one resource (client-go's
 // cache.ListerWatcher). RestListerWatcher does it with a RestClient; tests use fakes.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Queue: what an informer's Reflector feeds and its processing loop pops (client-go's
 // cache.Queue). Two implementations: DeltaFifo, which merges the deltas of a key until they
 // are popped together, and RealFifo, which hands out every delta in arrival order.

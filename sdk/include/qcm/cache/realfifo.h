@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // RealFifo: the in-order informer queue (client-go's cache.RealFIFO, non-atomic form).
 //
 // Every notification is kept and handed out in arrival order, one delta per pop(); nothing

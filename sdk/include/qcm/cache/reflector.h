@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reflector: keeps an informer queue (Queue) in step with the server by listing and watching one
 // resource (client-go's cache.Reflector and its ListAndWatch).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ResourceEventHandler and HandlerRegistration: how code hears about an informer's objects
 // (client-go's ResourceEventHandlerFuncs and ResourceEventHandlerRegistration).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // SharedIndexInformer: one list+watch of a resource, a local indexed cache, and event
 // handlers (client-go's cache.SharedIndexInformer).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // SharedInformerFactory: one informer per (resource, namespace, label selector, field
 // selector, metadata only), shared by every caller (client-go's
 // dynamicinformer.DynamicSharedInformerFactory).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Codec: the one place where bytes from the API server become Objects.
 //
 // Lists and watch events are where a controller manager spends its CPU, so decoding sits

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Discovery: which resources the API server serves (client-go's discovery client and
 // RESTMapper): kind <-> resource, whether a resource is namespaced, and its verbs.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ExecConfig: a credential plugin named by a kubeconfig user (client-go's api.ExecConfig).
 //
 // Plain data; copy it freely.

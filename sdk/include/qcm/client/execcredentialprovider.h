@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ExecCredentialProvider: runs a kubeconfig's exec credential plugin
 // (client.authentication.k8s.io/v1 ExecCredential) and caches what it returns.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // FileTokenSource: a bearer token kept in a file that something else rotates (a kubeconfig's
 // tokenFile, or the kubelet's projected service-account token).
 //

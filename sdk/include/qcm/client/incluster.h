@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // In-cluster configuration: what a pod uses to reach its own API server
 // (client-go's rest.InClusterConfig).
 //

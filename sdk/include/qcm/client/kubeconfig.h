@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // KubeConfig: kubeconfig files, loaded and merged as kubectl does (client-go's clientcmd).
 //
 //   * $KUBECONFIG may list several files (':'-separated). Files that do not exist are skipped.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Object: one Kubernetes object, an implicitly shared JSON value with typed metadata
 // accessors (client-go's unstructured.Unstructured plus metav1.Object's getters).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ObjectList: the items of a list response and its list metadata (client-go's
 // unstructured.UnstructuredList).
 //

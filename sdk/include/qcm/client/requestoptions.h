@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Options of list, watch, write, patch and delete requests (metav1.ListOptions and friends).
 //
 // Plain values; copy them freely.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // GroupVersionResource and GroupVersionKind: how resources and kinds are named
 // (apimachinery's schema.GroupVersionResource and schema.GroupVersionKind).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Response: what a raw request returned.
 //
 // Plain value; copy it freely.

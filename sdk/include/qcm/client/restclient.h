@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // RestClient: talks to one API server (client-go's rest.RESTClient and dynamic client).
 //
 // One I/O thread owns the QNetworkAccessManager: every request and every watch goes through

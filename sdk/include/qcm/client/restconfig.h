@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // RestConfig: everything a RestClient needs to reach one API server (client-go's rest.Config).
 //
 // Made by KubeConfig::restConfig() or inClusterConfig(), or filled in by hand. Certificate

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Status: an API error as the server describes it (metav1.Status), with apimachinery's
 // predicates: isNotFound(), isConflict(), isGone() and the rest.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Watch: one streaming watch request (client-go's watch.Interface).
 //
 // Made by RestClient::watch(). Events arrive as the server writes them, decoded

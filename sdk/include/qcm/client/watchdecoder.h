@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // WatchDecoder: turns the bytes of a watch response into WatchEvents as they arrive.
 //
 // The API server writes one JSON object per event, each ending in a newline. Bytes come in

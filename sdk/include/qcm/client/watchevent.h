@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // WatchEvent: one event of a watch stream (apimachinery's watch.Event).
 //
 // Added, Modified and Deleted carry the object; Bookmark carries an object with only its

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // WatchStream: what consumers of a watch need: the next event, and a way to stop
 // (client-go's watch.Interface). client::Watch implements it; tests use fakes.
 //

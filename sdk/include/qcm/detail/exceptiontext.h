@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // exceptionText: what an exception caught with catch (...) says, for logs and errors: its
 // what() for a std::exception, a fixed text otherwise. Used where plugin code is called (the
 // Controller's workers and handlers, the host's factory calls). Not plugin API.

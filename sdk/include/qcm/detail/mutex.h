@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Mutex: a futex-based lock that spins briefly before it sleeps (Linux only).
 //
 // The work queues take a lock on every add, get and done. glibc's default mutex puts a

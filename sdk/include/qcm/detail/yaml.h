@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the SDK's kubeconfig reader and the host's controller-manager.yaml reader share about
 // yaml-cpp: loading a document, with malformed YAML as an Error that says where, and a node's
 // position for messages. Header-only and not plugin API: include it only where yaml-cpp is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ConfigMapLock and EndpointsLock: the record is JSON in the annotation
 // `control-plane.alpha.kubernetes.io/leader` of a v1 ConfigMap or Endpoints object, as
 // client-go kept it before v0.24 (seed 001 describes them; client-go removed them).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // HealthzAdaptor: the leader-election health check, for /healthz (client-go's
 // leaderelection.HealthzAdaptor).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // LeaderElectionConfig: how a LeaderElector campaigns (client-go's LeaderElectionConfig).
 //
 // validate() applies client-go's rules, with a precise error for the first one broken:

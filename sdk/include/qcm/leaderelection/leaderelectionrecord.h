@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // LeaderElectionRecord: who holds a leader lock and since when (client-go's
 // resourcelock.LeaderElectionRecord).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // LeaderElector: campaigns for a ResourceLock and keeps it renewed (client-go's
 // leaderelection.LeaderElector), with client-go's callbacks as Qt signals.
 //

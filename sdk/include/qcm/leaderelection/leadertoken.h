@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // LeaderToken: one term of leadership, for the workers that do the leader's work.
 //
 // startedLeading() hands one out; it stays valid while the term lasts. A worker asks

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // LeaseLock: the record is the spec of a coordination.k8s.io/v1 Lease (client-go's
 // resourcelock.LeaseLock). The default lock, and the only one client-go still has.
 //

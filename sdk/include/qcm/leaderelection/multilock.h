@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // MultiLock: two locks held as one, for migrating from one lock type to another (client-go's
 // resourcelock.MultiLock, behind the seed's `endpointsleases` and `configmapsleases`).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // newResourceLock(): a lock chosen by name, as client-go's resourcelock.New and the seed's
 // --leader-elect-resource-lock:
 //

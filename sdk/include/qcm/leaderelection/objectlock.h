@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ObjectLock: a ResourceLock kept in one Kubernetes object, read and written through a
 // RestClient. The base of LeaseLock, ConfigMapLock and EndpointsLock; a subclass only says
 // where in the object the record lives.

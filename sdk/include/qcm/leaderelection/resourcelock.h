@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ResourceLock: the object a leader election is held on (client-go's resourcelock.Interface).
 //
 // A lock reads and writes one LeaderElectionRecord. Every write carries the resourceVersion

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Builders for metric families (prometheus-cpp's BuildCounter() and friends):
 //
 //     auto &reconciles = qcm::metrics::buildCounter()

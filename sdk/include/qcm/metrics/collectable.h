@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Collectable: anything a Registry can collect metric families from.
 //
 // Families are Collectables; so are custom collectors such as process metrics, which compute

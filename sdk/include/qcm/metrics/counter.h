@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Counter: a value that only goes up (prometheus-cpp's Counter).
 //
 // Thread safety: lock-free; every method is safe from any thread.

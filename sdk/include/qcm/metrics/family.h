@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Family<T>: the labelled series of one metric (prometheus-cpp's Family).
 //
 // add(labels) returns the series for those labels, creating it on first use; the reference

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Gauge: a value that goes up and down (prometheus-cpp's Gauge).
 //
 // Thread safety: lock-free; every method is safe from any thread.

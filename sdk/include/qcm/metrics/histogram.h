@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Histogram: counts observations in cumulative buckets (prometheus-cpp's Histogram).
 //
 // Buckets are fixed at construction: sorted upper bounds, and +Inf is implicit.

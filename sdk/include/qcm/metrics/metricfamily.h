@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // MetricFamily: a snapshot of one metric family, as collected for exposition.
 //
 // Plain data, made by Registry::collect() and written by TextSerializer. Custom collectors

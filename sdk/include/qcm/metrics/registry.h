@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Registry: the metric families and collectors of one process (prometheus-cpp's Registry).
 //
 // Families are created through the registry (or the builders in builder.h) and owned by it.

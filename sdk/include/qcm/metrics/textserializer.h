@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // TextSerializer: writes metric families in the Prometheus text exposition format 0.0.4.
 //
 // Output is checked by `promtool check metrics` in the tests.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // CorrelatorOptions: how an EventCorrelator filters, aggregates and counts Events
 // (client-go's record.CorrelatorOptions), and client-go's defaults for each field.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Event: a core/v1 Event as the legacy recorder (client-go's tools/record) writes it.
 //
 // Timestamps are wall-clock times with nanoseconds, as Go's time.Time: the recorder names a

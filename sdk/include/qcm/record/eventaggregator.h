@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // EventAggregator: turns a burst of similar Events into one (client-go's EventAggregator).
 //
 // Events are similar when the key function puts them in one group (by default: same source,

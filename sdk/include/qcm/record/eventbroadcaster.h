@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // EventBroadcaster: receives the Events that its recorders record and hands them to its
 // consumers: sinks (the API server), handlers and logs (client-go's record.EventBroadcaster).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // EventCorrelator: decides what to write for each recorded Event (client-go's
 // EventCorrelator): aggregate first (EventAggregator), then count (an Event seen before gets
 // the first occurrence's name and firstTimestamp, count + 1, and a strategic-merge patch of

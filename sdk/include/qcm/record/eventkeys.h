@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The keys the event correlator groups Events by (client-go's getEventKey and getSpamKey in
 // tools/record/events_cache.go). Fields are joined with no separator, exactly as client-go
 // joins them, so the same Events collide (or not) as they do there.

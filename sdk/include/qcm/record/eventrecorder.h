@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // EventRecorder: records Kubernetes Events about objects on behalf of one EventSource
 // (client-go's record.EventRecorder). Controllers get one from their ControllerContext or
 // from EventBroadcaster::newRecorder().

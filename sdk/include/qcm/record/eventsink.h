@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // EventSink: where a broadcaster writes Events (client-go's record.EventSink): create, update
 // and strategic-merge patch of core/v1 Events, each returning the server's copy.
 //

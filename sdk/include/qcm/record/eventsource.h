@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // EventSource: who records an Event (core/v1 EventSource): the component, e.g.
 // "deployment-controller", and optionally the host it runs on.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // EventSourceObjectSpamFilter: limits how many Events a source sends about one object
 // (client-go's EventSourceObjectSpamFilter): one token bucket per spam key (by default source
 // + involved object + type), `burst` tokens refilled at `qps`; an Event that finds the bucket

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // EventWatcher: the handle of one consumer of an EventBroadcaster (what client-go's
 // StartRecordingToSink, StartEventWatcher and StartLogging return as a watch.Interface).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // FakeRecorder: an EventRecorder for unit tests that keeps what it records as text (client-go's
 // record.FakeRecorder): "<type> <reason> <message>", plus
 // " involvedObject{kind=<kind>,apiVersion=<apiVersion>}" when includeObject is set, plus

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ObjectReference: which object an Event is about (core/v1 ObjectReference), and how one is
 // made from an object (client-go's tools/reference GetReference and GetPartialReference).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // RestEventSink: an EventSink on the REST client (client-go's EventSinkImpl over the typed
 // client's CreateWithEventNamespace, UpdateWithEventNamespace and PatchWithEventNamespace):
 // POST, PUT and strategic-merge PATCH of /api/v1/namespaces/<event namespace>/events.

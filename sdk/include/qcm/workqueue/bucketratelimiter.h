@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // BucketRateLimiter: one token bucket shared by every item (client-go's TypedBucketRateLimiter).
 //
 // when() reserves one token and returns the wait, with golang.org/x/time/rate's semantics:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The ready-made limiters of client-go's default_rate_limiters.go.
 //
 // defaultControllerRateLimiter(): MaxOf(ItemExponentialFailure 5 ms -> 1000 s,

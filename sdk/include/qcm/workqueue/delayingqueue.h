@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // DelayingQueue: a Queue that can add an item later (client-go's workqueue.TypedDelayingInterface).
 //
 // Waiting items sit in one min-heap ordered by ready time, served by one Timer from the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ItemExponentialFailureRateLimiter: per-item exponential backoff (client-go's
 // TypedItemExponentialFailureRateLimiter).
 //

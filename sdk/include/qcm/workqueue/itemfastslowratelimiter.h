@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ItemFastSlowRateLimiter: a fast delay for the first attempts, then a slow one (client-go's
 // TypedItemFastSlowRateLimiter).
 //

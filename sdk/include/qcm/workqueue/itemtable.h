@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ItemTable: a pool of entries keyed by item, with the item's hash stored in the entry.
 //
 // Not used directly by plugins. Queue and DelayingQueue keep per-item state here instead of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // MaxOfRateLimiter: the worst of several limiters (client-go's TypedMaxOfRateLimiter).
 //
 // when() asks every limiter (each records the failure) and returns the longest delay;

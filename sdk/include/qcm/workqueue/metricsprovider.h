@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // MetricsProvider: where work queues get their metrics (client-go's workqueue.MetricsProvider).
 //
 // A queue with an empty name records nothing. A queue with a name asks its config's provider,

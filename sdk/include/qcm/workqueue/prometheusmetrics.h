@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // PrometheusMetricsProvider: work-queue metrics in a qcm::metrics::Registry, under client-go's
 // names (component-base's workqueue metrics), so existing dashboards work:
 //

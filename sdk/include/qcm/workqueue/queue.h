@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Queue: a work queue of keys (client-go's workqueue.Typed[T]).
 //
 // Guarantees, as in client-go:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // QueueConfig: the injection seams of every work queue (client-go's TypedQueueConfig).
 //
 // Plain data; copy it freely.

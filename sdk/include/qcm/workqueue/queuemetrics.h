@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // QueueMetrics: the bookkeeping behind a named queue's metrics (client-go's defaultQueueMetrics).
 //
 // Not used directly by plugins. Update rules, as in client-go:

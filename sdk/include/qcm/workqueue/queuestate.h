@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // QueueState: the dirty set, the processing set and the FIFO of a Queue, in one table.
 //
 // Not used directly by plugins. client-go keeps a slice and two maps; qcm keeps one entry per

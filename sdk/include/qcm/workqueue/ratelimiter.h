@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // RateLimiter: decides how long an item waits before it is retried (client-go's
 // workqueue.TypedRateLimiter).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // RateLimitingQueue: a DelayingQueue that retries through a RateLimiter (client-go's
 // workqueue.TypedRateLimitingInterface).
 //

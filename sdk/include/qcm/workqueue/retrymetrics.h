@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // RetryMetrics: the workqueue_retries_total counter of one named queue.
 //
 // Thread safety: retry() is safe from any thread.

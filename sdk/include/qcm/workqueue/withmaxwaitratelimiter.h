@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // WithMaxWaitRateLimiter: caps another limiter's delay (client-go's TypedWithMaxWaitRateLimiter).
 //
 // Thread safety: safe from any thread if the wrapped limiter is.

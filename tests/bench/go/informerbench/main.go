@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // informerbench: client-go's side of tests/bench/bench_informer.cpp, and the tools that load
 // and drive the cluster both sides are measured against. run_bench.py --qcm-informer runs it.
 //

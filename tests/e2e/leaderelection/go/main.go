@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // le_candidate_go: le_candidate's client-go twin, for the interoperability scenario of the
 // leader-election e2e test (a mixed fleet of qcm and client-go candidates on one Lease).
 //
