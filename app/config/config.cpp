@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "config/config.h"
 
+#include "config/configschema.h"
 #include "config/scalars.h"
 #include "config/yamlsupport.h"
 #include "plugins/pluginmetadata.h"
@@ -203,12 +204,7 @@ private:
 void readLeaderElection(Reader &r, const YAML::Node &node, LeaderElectionConfig &le)
 {
     const QString path = QStringLiteral("leaderElection");
-    if (!r.checkMap(node, path,
-            {QStringLiteral("leaderElect"), QStringLiteral("leaseDuration"),
-                QStringLiteral("renewDeadline"), QStringLiteral("retryPeriod"),
-                QStringLiteral("resourceLock"), QStringLiteral("resourceName"),
-                QStringLiteral("resourceNamespace"), QStringLiteral("releaseOnCancel"),
-                QStringLiteral("mode")}))
+    if (!r.checkMap(node, path, configFieldsUnder(path)))
         return;
     r.boolean(node, "leaderElect", path, le.leaderElect);
     r.duration(node, "leaseDuration", path, [&](Duration d) { le.leaseDuration = d; });
@@ -243,9 +239,8 @@ void readControllerConfig(Reader &r, const YAML::Node &node, ControllerManagerCo
             config.controllerConfig.insert(name, entry);
             continue;
         }
-        if (!r.checkMap(body, entryPath,
-                {QStringLiteral("workers"), QStringLiteral("resyncPeriod"),
-                    QStringLiteral("settings")}))
+        if (!r.checkMap(
+                body, entryPath, configFieldsUnder(QStringLiteral("controllerConfig.<name>"))))
             return;
         r.integer(body, "workers", entryPath, 1, 1000, [&](qint64 v) { entry.workers = int(v); });
         r.duration(body, "resyncPeriod", entryPath, [&](Duration d) { entry.resyncPeriod = d; });
@@ -295,13 +290,7 @@ Result<ControllerManagerConfig> parseConfig(const QByteArray &yaml, const QStrin
     if (!root || root.IsNull())
         return config; // an empty file: every default
     Reader r(file);
-    if (!r.checkMap(root, {},
-            {QStringLiteral("apiVersion"), QStringLiteral("kind"), QStringLiteral("kubeconfig"),
-                QStringLiteral("master"), QStringLiteral("clientConnection"),
-                QStringLiteral("pluginDirs"), QStringLiteral("controllers"),
-                QStringLiteral("leaderElection"), QStringLiteral("serving"),
-                QStringLiteral("controllerShutdownTimeout"), QStringLiteral("minResyncPeriod"),
-                QStringLiteral("controllerConfig")}))
+    if (!r.checkMap(root, {}, configFieldsUnder({})))
         return *r.error;
 
     QString apiVersion = ApiVersion;
@@ -320,7 +309,7 @@ Result<ControllerManagerConfig> parseConfig(const QByteArray &yaml, const QStrin
     r.string(root, "master", {}, config.master);
     if (const YAML::Node cc = root["clientConnection"]; cc && !cc.IsNull()) {
         const QString path = QStringLiteral("clientConnection");
-        if (r.checkMap(cc, path, {QStringLiteral("qps"), QStringLiteral("burst")})) {
+        if (r.checkMap(cc, path, configFieldsUnder(path))) {
             r.number(cc, "qps", path, config.kubeApiQps);
             r.integer(cc, "burst", path, 0, std::numeric_limits<int>::max(),
                 [&](qint64 v) { config.kubeApiBurst = int(v); });
@@ -334,9 +323,7 @@ Result<ControllerManagerConfig> parseConfig(const QByteArray &yaml, const QStrin
         readLeaderElection(r, le, config.leaderElection);
     if (const YAML::Node serving = root["serving"]; serving && !serving.IsNull() && !r.failed()) {
         const QString path = QStringLiteral("serving");
-        if (r.checkMap(serving, path,
-                {QStringLiteral("bindAddress"), QStringLiteral("securePort"),
-                    QStringLiteral("tlsCertFile"), QStringLiteral("tlsPrivateKeyFile")})) {
+        if (r.checkMap(serving, path, configFieldsUnder(path))) {
             r.string(serving, "bindAddress", path, config.bindAddress);
             r.integer(serving, "securePort", path, 0, 65535,
                 [&](qint64 v) { config.securePort = int(v); });

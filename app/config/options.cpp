@@ -13,15 +13,8 @@ namespace qcm::host {
 
 namespace {
 
-// Flags that take a value, in --help order: {names, value name, description}.
-struct Flag
-{
-    QStringList names;
-    QString valueName; // empty: a flag without value (--help, --list-plugins)
-    QString description;
-};
-
-QList<Flag> flags()
+// qcm's own flags, in --help order.
+QList<FlagHelp> flags()
 {
     const ControllerManagerConfig d; // the defaults, shown in the help
     const LeaderElectionConfig &le = d.leaderElection;
@@ -136,7 +129,7 @@ void addOptions(QCommandLineParser &parser)
         QStringLiteral("qcm, a Kubernetes controller manager that runs controller plugins."));
     parser.addHelpOption();
     parser.addVersionOption();
-    for (const Flag &flag : flags())
+    for (const FlagHelp &flag : flags())
         parser.addOption(QCommandLineOption(flag.names, flag.description, flag.valueName));
 }
 
@@ -166,6 +159,21 @@ QStringList normaliseBoolFlags(const QStringList &arguments)
 }
 
 } // namespace
+
+QList<FlagHelp> flagTable()
+{
+    // QCommandLineParser's own two, as --help prints them.
+    QList<FlagHelp> table {
+        {{QStringLiteral("h"), QStringLiteral("help")}, {},
+            QStringLiteral("Displays help on commandline options.")},
+        {{QStringLiteral("help-all")}, {},
+            QStringLiteral("Displays help including Qt specific options.")},
+        {{QStringLiteral("v"), QStringLiteral("version")}, {},
+            QStringLiteral("Displays version information.")},
+    };
+    table += flags();
+    return table;
+}
 
 QString helpText()
 {

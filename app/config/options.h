@@ -58,4 +58,16 @@ Result<Options> parseOptions(const QStringList &arguments);
 // The --help text: every flag, what it does, and its default.
 QString helpText();
 
+// One flag as --help and the qcm(1) man page show it (manpages/manpage.h renders the same
+// table, so the two cannot drift).
+struct FlagHelp
+{
+    QStringList names; // without dashes; the first is the name, the others aliases
+    QString valueName; // empty: a flag without value (--list-plugins)
+    QString description; // with " (default ...)" where there is one
+};
+
+// Every flag qcm takes, in --help order, --help and --version included.
+QList<FlagHelp> flagTable();
+
 } // namespace qcm::host

@@ -11,7 +11,10 @@ on a built tree and works in --work-dir:
                      and accepts only its own major version.
   debs               cpack: the three .debs, their names, control fields (dpkg-shlibdeps'
                      dependencies and the exact libqcm-sdk<ABI> one), conffiles, maintainer
-                     scripts and contents. Leaves them in <work-dir>/debs for the next two.
+                     scripts and contents, and what Debian policy asks (debian_policy.py:
+                     copyright, changelog, maintainer, ldconfig trigger, man pages). Leaves
+                     them in <work-dir>/debs for the next three.
+  lintian            lintian on those .debs: 0 errors, 0 warnings; each override has a reason.
   plugin_template    installs the .debs: unpacked with dpkg -x into a scratch root, or, in CI
                      (CI=true) as root, with `apt-get install ./*.deb` onto the machine so that
                      apt checks every declared dependency (and systemd-analyze, if there is
@@ -30,7 +33,8 @@ on a built tree and works in --work-dir:
                      qcm_plugin_state.
 
     test_packaging.py --source-dir S --build-dir B --work-dir W --cmake CMAKE --cpack CPACK
-                      --version V --abi N --sdk-package P --deb-revision R TEST
+                      --version V --abi N --sdk-package P --deb-revision R
+                      --maintainer 'NAME <ADDRESS>' TEST
 """
 import argparse
 import hashlib
@@ -40,7 +44,6 @@ import pathlib
 import re
 import shutil
 import signal
-import subprocess
 import sys
 import time
 
@@ -49,78 +52,15 @@ E2E = HERE.parent.parent / "tests" / "e2e"
 sys.path.insert(0, str(E2E / "host"))
 sys.path.insert(0, str(E2E / "leaderelection"))
 import qcmhost  # noqa: E402
+import debian_policy  # noqa: E402
+from packaging_support import (check, clean_environment, fresh, log, no_build_paths,  # noqa: E402
+                               run, runpath, soname)
 from lecluster import Cluster  # noqa: E402
 
 SAMPLES = ("sample-controller", "ttl-after-finished", "configmap-restarter")
 PLUGIN = "configmap-checksum"
 LABEL = "example.com/checksum"
 ANNOTATION = "example.com/data-checksum"
-
-
-def log(message):
-    print(f"packaging: {message}", flush=True)
-
-
-def check(condition, message):
-    if not condition:
-        raise AssertionError(message)
-
-
-def run(cmd, cwd=None, env=None, expect_fail=False, stdout_only=False):
-    """Runs cmd; its output (stdout and stderr, or stdout only), or an AssertionError with the
-    output if it did not succeed (or, with expect_fail, if it did)."""
-    cmd = [str(c) for c in cmd]
-    p = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True)
-    output = p.stdout + p.stderr
-    if (p.returncode != 0) != expect_fail:
-        raise AssertionError(f"{' '.join(cmd)} exited with {p.returncode}:\n{output}")
-    return p.stdout if stdout_only else output
-
-
-def fresh(path):
-    path = pathlib.Path(path)
-    if path.exists():
-        shutil.rmtree(path)
-    path.mkdir(parents=True)
-    return path
-
-
-def clean_environment():
-    """Nothing in the environment may make an installed binary, or the template's build, find
-    libraries or packages of the build tree: every process here inherits this."""
-    for name in ("LD_LIBRARY_PATH", "CMAKE_PREFIX_PATH", "QT_PLUGIN_PATH", "QcmSdk_DIR"):
-        os.environ.pop(name, None)
-
-
-def no_build_paths(root, forbidden):
-    """Every file under root (binaries too, byte for byte) and every symlink target: none may
-    contain a forbidden path."""
-    needles = [(p, p.encode()) for p in forbidden]
-    offenders = []
-    for path in sorted(pathlib.Path(root).rglob("*")):
-        if path.is_symlink():
-            data = os.readlink(path).encode()
-        elif path.is_file():
-            data = path.read_bytes()
-        else:
-            continue
-        for text, needle in needles:
-            at = data.find(needle)
-            if at >= 0:
-                context = data[max(0, at - 40):at + len(needle) + 40]
-                offenders.append(f"{path}: {text!r} in {context!r}")
-    check(not offenders, "build paths in installed files:\n" + "\n".join(offenders))
-
-
-def soname(library):
-    m = re.search(r"\(SONAME\)\s+Library soname: \[(.*)\]", run(["readelf", "-d", library]))
-    return m.group(1) if m else None
-
-
-def runpath(binary):
-    m = re.search(r"\((?:RUNPATH|RPATH)\)\s+Library r(?:un)?path: \[(.*)\]",
-                  run(["readelf", "-d", binary]))
-    return m.group(1) if m else None
 
 
 def listing(qcm, args=()):
@@ -355,7 +295,7 @@ class Tests:
         shlibs = (control / "shlibs").read_text().strip()
         check(shlibs == f"libqcm-sdk {self.args.abi} {sdk} (>= {self.deb_version})",
               f"the shlibs file: {shlibs!r}")
-        check("ldconfig" in (control / "postinst").read_text(), "ldconfig on install")
+        runtime_control = control
         check(field(debs["runtime"], "Section") == "libs", "the library's section")
 
         # libqcm-sdk-dev
@@ -372,12 +312,23 @@ class Tests:
         check(not any(re.search(r"libqcm-sdk\.so\.", f) for f in files),
               "no library file in the dev package")
 
+        # Copyright, changelog, maintainer, the ldconfig trigger, the man pages.
+        help_text = run([self.build / "app" / "qcm", "--help"])
+        debian_policy.check_policy(
+            debs, {"qcm": "qcm", "runtime": sdk, "dev": "libqcm-sdk-dev"}, runtime_control,
+            fresh(self.work / "debs-data"), self.args.maintainer, self.deb_version, help_text)
+
         # What they install, together: no build path.
         root = fresh(self.work / "debs-root")
         for deb in debs.values():
             run(["dpkg-deb", "-x", deb, root])
         no_build_paths(root, [str(self.source), str(self.build)])
         log("the three debs are consistent; no build path in them")
+
+    def test_lintian(self):
+        debs = sorted((self.work / "debs").glob("*.deb"))
+        check(len(debs) == 3, f"the debs of packaging_debs in {self.work / 'debs'}: {debs}")
+        debian_policy.run_lintian(debs, self.source / "packaging" / "debian" / "lintian-overrides")
 
     # -- installing the debs ---------------------------------------------------------------
     def install_debs(self, name):
@@ -605,10 +556,10 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     for option in ("--source-dir", "--build-dir", "--work-dir", "--cmake", "--cpack",
-                   "--version", "--sdk-package", "--deb-revision"):
+                   "--version", "--sdk-package", "--deb-revision", "--maintainer"):
         parser.add_argument(option, required=True)
     parser.add_argument("--abi", type=int, required=True)
-    parser.add_argument("test", choices=("install", "debs", "plugin_template",
+    parser.add_argument("test", choices=("install", "debs", "lintian", "plugin_template",
                                          "incompatible_sdk"))
     args = parser.parse_args()
     clean_environment()

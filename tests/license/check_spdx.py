@@ -27,7 +27,7 @@ COMMENT = [
     (re.compile(r"\.h\.in$"), "//"),
     (re.compile(r"(^|/)CMakeLists\.txt$|\.cmake(\.in)?$"), "#"),
     (re.compile(r"\.(py|sh|yaml|yml|service|supp)$"), "#"),
-    (re.compile(r"(^|/)(Containerfile|postinst|postrm|prerm|triggers|\.ci/run)$"), "#"),
+    (re.compile(r"(^|/)(Containerfile|postinst|postrm|prerm|triggers|lintian-overrides|\.ci/run)$"), "#"),
 ]
 EXEMPT = [
     (re.compile(r"(^|/)LICENSE$"), "the license itself"),

@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "config/configschema.h"
+
+namespace qcm::host {
+
+namespace {
+
+ConfigField field(const char *path, const char *type, const char *dflt, const char *flag,
+    bool reloadable, const char *description)
+{
+    return {QLatin1String(path), QString::fromUtf8(type), QString::fromUtf8(dflt),
+        QLatin1String(flag), reloadable, QString::fromUtf8(description)};
+}
+
+QList<ConfigField> build()
+{
+    constexpr bool Yes = true;
+    constexpr bool Restart = false;
+    return {
+        field("apiVersion", "string", "qcm.io/v1alpha1", "", Restart,
+            "If present, must be qcm.io/v1alpha1."),
+        field("kind", "string", "ControllerManagerConfiguration", "", Restart,
+            "If present, must be ControllerManagerConfiguration."),
+        field("kubeconfig", "path", "", "--kubeconfig", Restart,
+            "A kubeconfig file; its current context is used. With neither kubeconfig nor "
+            "master, qcm uses the in-cluster configuration."),
+        field("master", "string", "", "--master", Restart,
+            "The API server's URL; overrides the kubeconfig's server."),
+        field("clientConnection", "map", "", "", Restart, "The connection to the API server."),
+        field("clientConnection.qps", "number", "20", "--kube-api-qps", Restart,
+            "Requests per second to the API server, every controller together (watches are "
+            "not counted). 0: client-go's default, 5; negative: no limit."),
+        field("clientConnection.burst", "integer >= 0", "30", "--kube-api-burst", Restart,
+            "The burst above qps. 0: client-go's default, 10."),
+        field("pluginDirs", "list of paths", "<qcm's directory>/../lib/qcm/plugins", "--plugin-dir",
+            Restart,
+            "The directories whose *.so files are plugins (not recursive, in name order). "
+            "Naming any replaces the default."),
+        field("controllers", "list of strings", "[\"*\"]", "--controllers", Yes,
+            "Which controllers run: * every controller on by default, name one on, -name one "
+            "off; the first entry naming a controller decides."),
+        field("leaderElection", "map", "", "", Restart, "Leader election."),
+        field("leaderElection.leaderElect", "bool", "true", "--leader-elect", Restart,
+            "Campaign for the lock; the controllers that need leader election run only on the "
+            "leader."),
+        field("leaderElection.leaseDuration", "duration", "15s", "--leader-elect-lease-duration",
+            Restart,
+            "How long a standby waits after the last renewal it saw before taking the lock."),
+        field("leaderElection.renewDeadline", "duration", "10s", "--leader-elect-renew-deadline",
+            Restart,
+            "How long the leader keeps retrying a renewal before it stops leading; less than "
+            "leaseDuration."),
+        field("leaderElection.retryPeriod", "duration", "2s", "--leader-elect-retry-period",
+            Restart, "The interval between tries."),
+        field("leaderElection.resourceLock", "string", "leases", "--leader-elect-resource-lock",
+            Restart, "leases, configmaps, endpoints, configmapsleases or endpointsleases."),
+        field("leaderElection.resourceName", "string", "qcm", "--leader-elect-resource-name",
+            Restart, "The lock object's name."),
+        field("leaderElection.resourceNamespace", "string", "kube-system",
+            "--leader-elect-resource-namespace", Restart, "The lock object's namespace."),
+        field("leaderElection.releaseOnCancel", "bool", "true", "--leader-elect-release-on-cancel",
+            Restart, "On SIGTERM or SIGINT, release the lease once the controllers have stopped."),
+        field("leaderElection.mode", "string", "run-or-die", "--leader-elect-mode", Restart,
+            "A leader that loses the lease: run-or-die exits with status 1; rejoin stops its "
+            "controllers and campaigns again."),
+        field("serving", "map", "", "", Restart, "The health, metrics and configz endpoints."),
+        field("serving.bindAddress", "IP address", "0.0.0.0", "--bind-address", Restart,
+            "Where /healthz, /livez, /readyz, /metrics and /configz are served."),
+        field("serving.securePort", "integer 0-65535", "10257", "--secure-port", Restart,
+            "The port; 0 serves nothing."),
+        field("serving.tlsCertFile", "path", "", "--tls-cert-file", Restart,
+            "PEM certificate (chain); with the key, HTTPS only."),
+        field("serving.tlsPrivateKeyFile", "path", "", "--tls-private-key-file", Restart,
+            "PEM private key matching tlsCertFile."),
+        field("controllerShutdownTimeout", "duration", "10s", "--controller-shutdown-timeout", Yes,
+            "On SIGTERM or SIGINT, how long the controllers get to drain their queues, in "
+            "total."),
+        field("minResyncPeriod", "duration", "12h", "--min-resync-period", Yes,
+            "A controller without its own resyncPeriod resyncs at a random period in "
+            "[minResyncPeriod, 2 x minResyncPeriod)."),
+        field("controllerConfig", "map", "", "", Yes, "Per controller settings, by name."),
+        field("controllerConfig.<name>", "map", "", "", Yes,
+            "One controller's entry, by its name (a DNS-1123 label a plugin provides); an "
+            "empty entry is allowed."),
+        field("controllerConfig.<name>.workers", "integer 1-1000", "1", "", Yes,
+            "How many keys the controller reconciles at once."),
+        field("controllerConfig.<name>.resyncPeriod", "duration", "minResyncPeriod", "", Yes,
+            "How often its handlers get every cached object again; 0s: never."),
+        field("controllerConfig.<name>.settings", "map", "", "", Yes,
+            "Free-form, handed to the plugin; what it reads is in the plugin's documentation."),
+    };
+}
+
+} // namespace
+
+const QList<ConfigField> &configSchema()
+{
+    static const QList<ConfigField> schema = build();
+    return schema;
+}
+
+QStringList configFieldsUnder(const QString &parent)
+{
+    const QString prefix = parent.isEmpty() ? QString() : parent + QLatin1Char('.');
+    QStringList names;
+    for (const ConfigField &f : configSchema()) {
+        if (!f.path.startsWith(prefix))
+            continue;
+        const QString rest = f.path.mid(prefix.size());
+        if (!rest.contains(QLatin1Char('.')))
+            names << rest;
+    }
+    return names;
+}
+
+} // namespace qcm::host
