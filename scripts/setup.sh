@@ -5,8 +5,9 @@
 #
 #   * Debian packages (apt-get, as root): compiler, CMake, Ninja, Qt 6 (Core, Network, Test,
 #     HttpServer and its WebSockets dependency), yaml-cpp, Google Benchmark, promtool
-#     (package prometheus), clang-format, python3, and for the .debs (CPack, the packaging
-#     tests): dpkg-dev (dpkg-shlibdeps), file and lintian.
+#     (package prometheus), clang-format, python3, clang and libclang-rt-dev (libFuzzer, for
+#     the fuzz harnesses), and for the .debs (CPack, the packaging tests): dpkg-dev
+#     (dpkg-shlibdeps), file and lintian.
 #   * Go modules (through the Go module proxy) for the test peers: client-go for the
 #     conformance driver, the benchmarks and the leader-election interop candidate, and a
 #     real kube-apiserver, etcd and kubectl for the e2e tests
@@ -20,7 +21,7 @@ packages=(
     build-essential cmake ninja-build pkg-config python3 openssl
     qt6-base-dev qt6-httpserver-dev qt6-websockets-dev
     libyaml-cpp-dev libbenchmark-dev prometheus clang-format
-    dpkg-dev file lintian
+    clang libclang-rt-dev dpkg-dev file lintian
 )
 
 missing=()

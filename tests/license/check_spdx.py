@@ -33,6 +33,7 @@ EXEMPT = [
     (re.compile(r"(^|/)LICENSE$"), "the license itself"),
     (re.compile(r"\.md$"), "documentation, under the repository's LICENSE"),
     (re.compile(r"\.trace$"), "conformance traces: generated data compared byte by byte"),
+    (re.compile(r"^tests/fuzz/corpus/"), "fuzz inputs: data, byte for byte"),
     (re.compile(r"\.json(\.in)?$"), "JSON has no comments"),
     (re.compile(r"(^|/)go\.(mod|sum)$"), "Go module metadata, written by the go tool"),
     (re.compile(r"\.(crt|key)$"), "PEM test data"),

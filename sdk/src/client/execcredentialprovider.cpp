@@ -87,8 +87,22 @@ Result<ExecCredentialProvider::Credential> ExecCredentialProvider::run()
                         .arg(process.exitCode())
                         .arg(stderrText.isEmpty() ? QString() : QStringLiteral(": ") + stderrText));
 
+    const QByteArray output = process.read(MaxOutput + 1);
+    Result<Credential> credential = parseOutput(output, apiVersion);
+    if (!credential)
+        return fail(credential.error().reason);
+    return credential;
+}
+
+Result<ExecCredentialProvider::Credential> ExecCredentialProvider::parseOutput(
+    const QByteArray &output, const QString &apiVersion)
+{
+    auto fail = [](const QString &reason) { return Error {{}, {}, reason}; };
+    if (output.size() > MaxOutput)
+        return fail(QStringLiteral("printed more than %1 bytes, the limit for an ExecCredential")
+                        .arg(MaxOutput));
     QJsonParseError parseError;
-    const QJsonDocument doc = QJsonDocument::fromJson(process.readAllStandardOutput(), &parseError);
+    const QJsonDocument doc = QJsonDocument::fromJson(output, &parseError);
     if (!doc.isObject())
         return fail(QStringLiteral("did not print a JSON ExecCredential: %1")
                         .arg(parseError.errorString()));

@@ -66,6 +66,11 @@ QList<WatchEvent> WatchDecoder::feed(QByteArrayView chunk)
         }
         if (m_skipping) {
             m_skipping = false;
+        } else if (m_buffer.size() + newline > m_maxFrame) {
+            // Over the limit however it arrived: whole in this chunk or cut across several.
+            events << malformed(
+                QStringLiteral("a frame exceeds %1 bytes; skipped").arg(m_maxFrame));
+            m_buffer.clear();
         } else {
             QByteArrayView frame = chunk.first(newline);
             if (!m_buffer.isEmpty()) {

@@ -49,6 +49,7 @@ private slots:
     void truncatedStream();
     void lastFrameWithoutNewline();
     void overLongFrameIsSkipped();
+    void overLongFrameInOneChunkIsSkipped();
     void blankLinesAreIgnored();
 };
 
@@ -158,12 +159,30 @@ void tst_WatchDecoder::lastFrameWithoutNewline()
 
 void tst_WatchDecoder::overLongFrameIsSkipped()
 {
-    WatchDecoder decoder(nullptr, 100);
-    QList<WatchEvent> events = decoder.feed(QByteArray(60, 'x'));
-    events += decoder.feed(QByteArray(60, 'x'));
-    events += decoder.feed(QByteArray(60, 'x') + '\n' + Stream);
+    // 200 bytes: over every frame of Stream (up to 160), under the 240 of the long one.
+    WatchDecoder decoder(nullptr, 200);
+    QList<WatchEvent> events = decoder.feed(QByteArray(80, 'x'));
+    events += decoder.feed(QByteArray(80, 'x'));
+    events += decoder.feed(QByteArray(80, 'x') + '\n' + Stream);
     QCOMPARE(summary(events), QStringLiteral("ERROR:InternalError ") + Expected);
-    QVERIFY(events[0].status.message.contains(QStringLiteral("exceeds 100 bytes")));
+    QVERIFY(events[0].status.message.contains(QStringLiteral("exceeds 200 bytes")));
+}
+
+// The limit holds however the bytes arrive: a frame over it that comes whole in one chunk is
+// skipped as one cut into pieces is (found by tests/fuzz/fuzz_watchframes).
+void tst_WatchDecoder::overLongFrameInOneChunkIsSkipped()
+{
+    const QByteArray longFrame
+        = R"({"type":"ADDED","object":{"metadata":{"name":"a-name-long-enough","resourceVersion":"1"}}})";
+    QVERIFY(longFrame.size() > 60);
+    WatchDecoder decoder(nullptr, 60);
+    QList<WatchEvent> events = decoder.feed(longFrame + '\n' + longFrame + '\n');
+    events += decoder.finish();
+    QCOMPARE(summary(events), QStringLiteral("ERROR:InternalError ERROR:InternalError"));
+    QVERIFY(events[0].status.message.contains(QStringLiteral("exceeds 60 bytes")));
+    // Exactly at the limit is not over it.
+    WatchDecoder atLimit(nullptr, longFrame.size());
+    QCOMPARE(summary(atLimit.feed(longFrame + '\n')), QStringLiteral("ADDED:1"));
 }
 
 void tst_WatchDecoder::blankLinesAreIgnored()

@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: Apache-2.0
+// The JSON scanner behind LazyJsonCodec (sdk/src/client/jsonscan.h), differentially against
+// Qt's reader (QtJsonCodec). LazyJsonCodec accepts RFC 8259 only, Qt's reader more, so:
+//   * what LazyJsonCodec accepts as an object or a list, Qt's reader accepts too;
+//   * the metadata LazyJsonCodec reads from its index of the bytes (name, namespace, uid,
+//     resourceVersion, generation, labels, annotations, finalizers, owners, key) equals what
+//     the Qt tree of the same bytes holds; for lists, item by item.
+// The first byte picks object or list; the rest is the document.
+#include "fuzzsupport.h"
+
+#include <qcm/client/codec.h>
+
+namespace {
+
+using qcm::client::Object;
+
+void compare(const Object &lazy, const Object &tree, const QString &what)
+{
+    FUZZ_CHECK(lazy.apiVersion() == tree.apiVersion(), what + QLatin1String(" apiVersion"));
+    FUZZ_CHECK(lazy.kind() == tree.kind(), what + QLatin1String(" kind"));
+    FUZZ_CHECK(lazy.name() == tree.name(), what + QLatin1String(" name"));
+    FUZZ_CHECK(lazy.namespaceName() == tree.namespaceName(), what + QLatin1String(" namespace"));
+    FUZZ_CHECK(lazy.uid() == tree.uid(), what + QLatin1String(" uid"));
+    FUZZ_CHECK(
+        lazy.resourceVersion() == tree.resourceVersion(), what + QLatin1String(" resourceVersion"));
+    FUZZ_CHECK(lazy.generation() == tree.generation(), what + QLatin1String(" generation"));
+    FUZZ_CHECK(lazy.labels() == tree.labels(), what + QLatin1String(" labels"));
+    FUZZ_CHECK(lazy.annotations() == tree.annotations(), what + QLatin1String(" annotations"));
+    FUZZ_CHECK(lazy.finalizers() == tree.finalizers(), what + QLatin1String(" finalizers"));
+    FUZZ_CHECK(lazy.ownerReferences().size() == tree.ownerReferences().size(),
+        what + QLatin1String(" ownerReferences"));
+    FUZZ_CHECK(
+        lazy.key() == tree.key() && lazy.hasName() == tree.hasName(), what + QLatin1String(" key"));
+    FUZZ_CHECK(lazy.json() == tree.json(), what + QLatin1String(" tree"));
+}
+
+} // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (size == 0)
+        return 0;
+    const QByteArray document = qcm::fuzz::bytes(data + 1, size - 1);
+    const qcm::client::LazyJsonCodec lazyCodec;
+    const qcm::client::QtJsonCodec qtCodec;
+    if (data[0] & 1) {
+        const auto lazy = lazyCodec.decodeList(document);
+        if (!lazy) {
+            FUZZ_CHECK(!lazy.error().reason.isEmpty(), QStringLiteral("no reason"));
+            return 0;
+        }
+        const auto tree = qtCodec.decodeList(document);
+        FUZZ_CHECK(tree,
+            QStringLiteral("Qt's reader refuses a list LazyJsonCodec takes: ")
+                + tree.error().reason);
+        FUZZ_CHECK(lazy->items.size() == tree->items.size(), QStringLiteral("item count"));
+        FUZZ_CHECK(
+            lazy->resourceVersion == tree->resourceVersion, QStringLiteral("list resourceVersion"));
+        for (qsizetype i = 0; i < lazy->items.size(); ++i)
+            compare(lazy->items.at(i), tree->items.at(i), QStringLiteral("item %1").arg(i));
+    } else {
+        const auto lazy = lazyCodec.decodeObject(document);
+        if (!lazy) {
+            FUZZ_CHECK(!lazy.error().reason.isEmpty(), QStringLiteral("no reason"));
+            return 0;
+        }
+        const auto tree = qtCodec.decodeObject(document);
+        FUZZ_CHECK(tree,
+            QStringLiteral("Qt's reader refuses an object LazyJsonCodec takes: ")
+                + tree.error().reason);
+        compare(*lazy, *tree, QStringLiteral("object"));
+    }
+    return 0;
+}
