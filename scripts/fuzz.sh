@@ -17,7 +17,8 @@ shift || true
 dir="$here/build-fuzz"
 harnesses=("$@")
 if ((${#harnesses[@]} == 0)); then
-    harnesses=(duration config kubeconfig labelselector lockrecord execcredential json watchframes)
+    harnesses=(duration config pluginmetadata kubeconfig labelselector lockrecord execcredential
+        json watchframes status)
 fi
 
 CC=clang CXX=clang++ cmake -S "$here" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
