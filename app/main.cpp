@@ -224,6 +224,7 @@ int main(int argc, char *argv[])
     options->applyTo(config);
 
     PluginHost plugins;
+    plugins.setTrust(config.pluginTrust);
     plugins.discover(config.pluginDirs);
     if (const std::optional<Error> error = plugins.select(config))
         return failWith(*error);

@@ -316,6 +316,8 @@ Result<ControllerManagerConfig> parseConfig(const QByteArray &yaml, const QStrin
         }
     }
     r.stringList(root, "pluginDirs", {}, config.pluginDirs, true);
+    r.value<PluginTrust>(root, "pluginTrust", {}, QStringLiteral("strict or warn"),
+        parsePluginTrust, [&](PluginTrust t) { config.pluginTrust = t; });
     r.stringList(root, "controllers", {}, config.controllers, false);
     if (const YAML::Node c = root["controllers"])
         config.controllersOrigin = r.origin(QStringLiteral("controllers"), c);

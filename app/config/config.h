@@ -11,6 +11,8 @@
 // Thread safety: plain values.
 #pragma once
 
+#include "plugins/plugintrust.h"
+
 #include <qcm/clock.h>
 #include <qcm/result.h>
 
@@ -75,6 +77,7 @@ struct ControllerManagerConfig
     double kubeApiQps = 20; // kube-controller-manager's defaults
     int kubeApiBurst = 30;
     QStringList pluginDirs;
+    PluginTrust pluginTrust = PluginTrust::Strict; // plugins/plugintrust.h
     QStringList controllers {QStringLiteral("*")};
     Origin controllersOrigin {{}, QStringLiteral("controllers"), {}};
     LeaderElectionConfig leaderElection;

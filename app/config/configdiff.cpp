@@ -103,6 +103,11 @@ QString shown(const QStringList &list)
         items << quoted(s);
     return QLatin1Char('[') + items.join(QStringLiteral(", ")) + QLatin1Char(']');
 }
+QString shown(PluginTrust trust)
+{
+    return pluginTrustName(trust);
+}
+
 QString shown(LeaderElectionMode mode)
 {
     return leaderElectionModeName(mode);
@@ -175,6 +180,7 @@ ConfigDiff diffConfigs(const ControllerManagerConfig &running, const ControllerM
     r.field("clientConnection.qps", running.kubeApiQps, next.kubeApiQps);
     r.field("clientConnection.burst", running.kubeApiBurst, next.kubeApiBurst);
     r.field("pluginDirs", running.pluginDirs, next.pluginDirs);
+    r.field("pluginTrust", running.pluginTrust, next.pluginTrust);
     const LeaderElectionConfig &a = running.leaderElection;
     const LeaderElectionConfig &b = next.leaderElection;
     r.field("leaderElection.leaderElect", a.leaderElect, b.leaderElect);

@@ -36,6 +36,10 @@ QList<ConfigField> build()
             Restart,
             "The directories whose *.so files are plugins (not recursive, in name order). "
             "Naming any replaces the default."),
+        field("pluginTrust", "string", "strict", "--plugin-trust", Restart,
+            "strict refuses a plugin whose file, or a directory above it, is owned by anyone but "
+            "root or qcm's user or writable by others (as sshd's StrictModes); warn loads it "
+            "with a warning, for development."),
         field("controllers", "list of strings", "[\"*\"]", "--controllers", Yes,
             "Which controllers run: * every controller on by default, name one on, -name one "
             "off; the first entry naming a controller decides."),

@@ -42,6 +42,12 @@ QList<FlagHelp> flags()
                            "comma-separated or repeated. Replaces pluginDirs of the "
                            "configuration file.")
                 + dflt(defaultPluginDirDescription())},
+        {{QStringLiteral("plugin-trust")}, QStringLiteral("mode"),
+            QStringLiteral("strict refuses a plugin whose file, or a directory above it, is "
+                           "owned by anyone but root or qcm's user, or writable by others, as "
+                           "sshd's StrictModes does: whoever can write a plugin runs code with "
+                           "qcm's credentials. warn loads it with a warning, for development.")
+                + dflt(pluginTrustName(d.pluginTrust))},
         {{QStringLiteral("list-plugins")}, {},
             QStringLiteral("Print every plugin found (name, version, file, state, enabled, "
                            "error) and exit. Loads the enabled plugins' libraries to check "
@@ -238,6 +244,7 @@ Result<Options> parseOptions(const QStringList &arguments)
         o.controllers = splitList(parser.values(QStringLiteral("controllers")));
     if (parser.isSet(QStringLiteral("plugin-dir")))
         o.pluginDirs = splitList(parser.values(QStringLiteral("plugin-dir")));
+    o.pluginTrust = parsed("plugin-trust", parsePluginTrust);
     o.leaderElect = parsed("leader-elect", parseBool);
     o.leaseDuration = duration("leader-elect-lease-duration");
     o.renewDeadline = duration("leader-elect-renew-deadline");
@@ -273,6 +280,7 @@ void Options::applyTo(ControllerManagerConfig &config) const
         config.controllersOrigin = Origin {{}, QStringLiteral("--controllers"), {}};
     }
     set(config.pluginDirs, pluginDirs);
+    set(config.pluginTrust, pluginTrust);
     applyDefaultPluginDir(config); // neither the flag nor the file named one
     set(config.leaderElection.leaderElect, leaderElect);
     set(config.leaderElection.leaseDuration, leaseDuration);

@@ -28,6 +28,7 @@ struct Options
     std::optional<QString> master;
     std::optional<QStringList> controllers;
     std::optional<QStringList> pluginDirs;
+    std::optional<PluginTrust> pluginTrust;
     std::optional<bool> leaderElect;
     std::optional<Duration> leaseDuration;
     std::optional<Duration> renewDeadline;

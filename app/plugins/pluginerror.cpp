@@ -34,6 +34,8 @@ QString PluginError::kindName(Kind kind)
         return QStringLiteral("stop-timed-out");
     case Kind::IllegalTransition:
         return QStringLiteral("illegal-transition");
+    case Kind::Untrusted:
+        return QStringLiteral("untrusted");
     }
     return QStringLiteral("unknown");
 }

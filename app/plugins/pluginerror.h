@@ -27,6 +27,7 @@ struct PluginError
         StartFailed, // Controller::start() threw
         StopTimedOut, // workers were still busy when the shutdown timeout passed
         IllegalTransition, // the host asked for a transition its state does not allow
+        Untrusted, // the file or a directory above it may be written by others (plugintrust.h)
     };
 
     Kind kind = Kind::None;

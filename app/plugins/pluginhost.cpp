@@ -46,7 +46,7 @@ void PluginHost::discover(const QStringList &directories)
                 << QStringLiteral("plugin directory %1 has no .so files").arg(directory);
         for (const QString &file : *files) {
             m_plugins.push_back(std::make_unique<PluginSpec>(file));
-            m_plugins.back()->read();
+            m_plugins.back()->read(m_trust);
         }
     }
     refuseDuplicates();
@@ -118,7 +118,7 @@ PluginHost::RescanResult PluginHost::rescan(const QStringList &directories)
         if (kept.contains(file))
             continue;
         m_plugins.push_back(std::make_unique<PluginSpec>(file));
-        m_plugins.back()->read();
+        m_plugins.back()->read(m_trust);
         result.added << m_plugins.back().get();
         if (m_plugins.back()->state() == PluginState::Discovered)
             qCInfo(lcPlugin).noquote()

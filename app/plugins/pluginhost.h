@@ -31,6 +31,8 @@ public:
     // Finds every *.so file of each directory (not recursive; in name order) and reads it.
     // A directory that does not exist or cannot be read is an entry of directoryErrors().
     void discover(const QStringList &directories);
+    // How discover() and rescan() judge a plugin's file and directories (plugintrust.h).
+    void setTrust(PluginTrust trust) { m_trust = trust; }
 
     struct RescanResult
     {
@@ -67,6 +69,7 @@ public:
     QString listing() const;
 
 private:
+    PluginTrust m_trust = PluginTrust::Strict;
     // The *.so files of one directory, in name order; or the reason it cannot be read.
     static Result<QStringList> listDirectory(const QString &directory);
     void refuseDuplicates();

@@ -9,6 +9,8 @@
 #include <QtCore/QFileInfo>
 #include <QtCore/QPluginLoader>
 
+#include <unistd.h>
+
 namespace qcm::host {
 
 PluginSpec::PluginSpec(const QString &filePath, QObject *parent)
@@ -72,11 +74,23 @@ void PluginSpec::fail(PluginError::Kind kind, const QString &message)
     transition(PluginState::Failed);
 }
 
-bool PluginSpec::read()
+bool PluginSpec::read(PluginTrust trust)
 {
     if (m_state != PluginState::Discovered || m_loader)
         return refuse("read");
     m_fileIdentity = FileIdentity::of(m_filePath); // before reading: a later change shows
+    if (const std::optional<QString> why = untrustedReason(m_filePath, ::geteuid())) {
+        if (trust == PluginTrust::Strict) {
+            fail(PluginError::Kind::Untrusted,
+                QStringLiteral("untrusted: %1; whoever can write it can run code with qcm's "
+                               "credentials (--plugin-trust=warn loads it anyway)")
+                    .arg(*why));
+            return false;
+        }
+        qCWarning(lcPlugin).noquote()
+            << QStringLiteral("%1: loading an untrusted plugin (--plugin-trust=warn): %2")
+                   .arg(m_filePath, *why);
+    }
     m_loader = std::make_unique<QPluginLoader>(m_filePath);
     // Resolve every symbol at load time: a plugin that needs a symbol nothing provides then
     // fails to load, with dlopen's message, instead of crashing when it first calls it. And

@@ -14,6 +14,7 @@
 #include "plugins/pluginerror.h"
 #include "plugins/pluginmetadata.h"
 #include "plugins/pluginstate.h"
+#include "plugins/plugintrust.h"
 #include "reload/fileidentity.h"
 
 #include <qcm/controller.h>
@@ -65,8 +66,10 @@ public:
     bool isFileChanged() const { return m_fileChanged; }
     void setFileChanged(bool changed) { m_fileChanged = changed; }
 
-    // Reads and validates the metadata: Discovered, or Failed. Runs no code of the plugin.
-    bool read();
+    // Checks that the file may be trusted (plugintrust.h: with Strict, an untrusted file
+    // fails as Untrusted before anything of it is read; with Warn, a warning), then reads and
+    // validates the metadata: Discovered, or Failed. Runs no code of the plugin.
+    bool read(PluginTrust trust = PluginTrust::Strict);
     // Discovered/Unloaded -> Loaded: loads the library (every symbol resolved now, so that a
     // missing one is an error here rather than a crash later) and checks the root object.
     // A successful load clears the error of an earlier failure (a retry).

@@ -154,6 +154,7 @@ QJsonObject configzJson(const ControllerManagerConfig &config, const QStringList
             QJsonObject {{QStringLiteral("qps"), config.kubeApiQps},
                 {QStringLiteral("burst"), config.kubeApiBurst}}},
         {QStringLiteral("pluginDirs"), stringArray(config.pluginDirs, secrets)},
+        {QStringLiteral("pluginTrust"), pluginTrustName(config.pluginTrust)},
         {QStringLiteral("controllers"), stringArray(config.controllers, secrets)},
         {QStringLiteral("leaderElection"),
             QJsonObject {{QStringLiteral("leaderElect"), le.leaderElect},

@@ -203,7 +203,8 @@ void tst_Config::badInput_data()
     // Unknown and repeated fields, at every level.
     row("unknown top-level", "controllers: ['*']\nleaderElction: {}\n",
         "/etc/qcm/cm.yaml: leaderElction: unknown field; the fields here are apiVersion, kind, "
-        "kubeconfig, master, clientConnection, pluginDirs, controllers, leaderElection, serving, "
+        "kubeconfig, master, clientConnection, pluginDirs, pluginTrust, controllers, "
+        "leaderElection, serving, "
         "controllerShutdownTimeout, minResyncPeriod, controllerConfig (line 2, column 1)");
     row("unknown nested", "leaderElection:\n  leaseDurationn: 15s\n",
         "/etc/qcm/cm.yaml: leaderElection.leaseDurationn: unknown field; the fields here are "

@@ -26,6 +26,7 @@ private slots:
     void badFlag();
     void noClusterConfiguration();
     void listPlugins();
+    void untrustedPluginDirectory();
     void runsAndStopsOnSigterm();
     void busyWorkerIsAbandonedAtTheShutdownTimeout();
     void secondSignalExitsAtOnce();
@@ -225,6 +226,42 @@ void tst_QcmBinary::noClusterConfiguration()
         err.contains(QLatin1String("qcm: --kubeconfig: neither --kubeconfig nor --master was "
                                    "given, and the in-cluster configuration is not available")),
         qPrintable(err));
+}
+
+// Plugin trust through the real binary: a plugin directory others can write is refused,
+// each plugin in it failing as untrusted with the directory, its owner and mode named; the
+// other directories' plugins load; --plugin-trust=warn loads them with a warning.
+void tst_QcmBinary::untrustedPluginDirectory()
+{
+    const QString trusted = pluginDir({QStringLiteral("fixture-configmaps")});
+    const QString open = pluginDir({QStringLiteral("fixture-optional")});
+    QVERIFY(QFile::setPermissions(open,
+        QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner
+            | QFileDevice::ReadGroup | QFileDevice::WriteGroup | QFileDevice::ExeGroup
+            | QFileDevice::ReadOther | QFileDevice::ExeOther)); // 0775
+    const QString dirs = trusted + QLatin1Char(',') + open;
+    const Run strict
+        = qcm({QStringLiteral("--list-plugins"), QStringLiteral("--plugin-dir"), dirs});
+    QCOMPARE(strict.exitCode, 0);
+    const QStringList lines = strict.out.split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+    QCOMPARE(lines.size(), 3);
+    QVERIFY2(lines.at(1).contains(QLatin1String("fixture-configmaps"))
+            && lines.at(1).contains(QLatin1String(" loaded ")),
+        qPrintable(strict.out));
+    QVERIFY2(lines.at(2).contains(QStringLiteral("failed")), qPrintable(strict.out));
+    QVERIFY2(lines.at(2).contains(QStringLiteral("untrusted: directory %1 (owner ").arg(open)),
+        qPrintable(strict.out));
+    QVERIFY2(lines.at(2).contains(QLatin1String("mode 0775) is writable by its group")),
+        qPrintable(strict.out));
+
+    const Run warn = qcm({QStringLiteral("--list-plugins"), QStringLiteral("--plugin-dir"), dirs,
+        QStringLiteral("--plugin-trust=warn")});
+    QCOMPARE(warn.exitCode, 0);
+    QVERIFY2(!warn.out.contains(QLatin1String("failed")), qPrintable(warn.out));
+    QVERIFY2(warn.err.contains(QStringLiteral("loading an untrusted plugin (--plugin-trust=warn): "
+                                              "directory %1")
+                                   .arg(open)),
+        qPrintable(warn.err));
 }
 
 void tst_QcmBinary::listPlugins()
