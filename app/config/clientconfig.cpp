@@ -60,6 +60,8 @@ Result<client::RestConfig> buildClientConfig(const ControllerManagerConfig &conf
     }
     rest.qps = config.kubeApiQps == 0 ? DefaultQps : config.kubeApiQps; // < 0: no limit
     rest.burst = config.kubeApiBurst == 0 ? DefaultBurst : config.kubeApiBurst;
+    rest.maxResponseBytes = config.maxResponseBytes;
+    rest.maxWatchEventBytes = config.maxWatchEventBytes;
     return rest;
 }
 

@@ -311,6 +311,10 @@ Result<ControllerManagerConfig> parseConfig(const QByteArray &yaml, const QStrin
         const QString path = QStringLiteral("clientConnection");
         if (r.checkMap(cc, path, configFieldsUnder(path))) {
             r.number(cc, "qps", path, config.kubeApiQps);
+            r.integer(cc, "maxResponseBytes", path, 1024, std::numeric_limits<qint64>::max(),
+                [&](qint64 v) { config.maxResponseBytes = v; });
+            r.integer(cc, "maxWatchEventBytes", path, 1024, std::numeric_limits<qint64>::max(),
+                [&](qint64 v) { config.maxWatchEventBytes = v; });
             r.integer(cc, "burst", path, 0, std::numeric_limits<int>::max(),
                 [&](qint64 v) { config.kubeApiBurst = int(v); });
         }

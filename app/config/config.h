@@ -13,6 +13,7 @@
 
 #include "plugins/plugintrust.h"
 
+#include <qcm/client/restconfig.h>
 #include <qcm/clock.h>
 #include <qcm/result.h>
 
@@ -76,6 +77,9 @@ struct ControllerManagerConfig
     QString master;
     double kubeApiQps = 20; // kube-controller-manager's defaults
     int kubeApiBurst = 30;
+    // The REST client's limits (client::RestConfig, docs/security.md).
+    qint64 maxResponseBytes = client::RestConfig::DefaultMaxResponseBytes;
+    qint64 maxWatchEventBytes = client::RestConfig::DefaultMaxWatchEventBytes;
     QStringList pluginDirs;
     PluginTrust pluginTrust = PluginTrust::Strict; // plugins/plugintrust.h
     QStringList controllers {QStringLiteral("*")};

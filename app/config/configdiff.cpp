@@ -84,6 +84,11 @@ QString shown(bool b)
 {
     return b ? QStringLiteral("true") : QStringLiteral("false");
 }
+QString shown(qint64 i)
+{
+    return QString::number(i);
+}
+
 QString shown(int i)
 {
     return QString::number(i);
@@ -179,6 +184,9 @@ ConfigDiff diffConfigs(const ControllerManagerConfig &running, const ControllerM
             "master", shown(withoutUserInfo(running.master)), shown(withoutUserInfo(next.master)));
     r.field("clientConnection.qps", running.kubeApiQps, next.kubeApiQps);
     r.field("clientConnection.burst", running.kubeApiBurst, next.kubeApiBurst);
+    r.field("clientConnection.maxResponseBytes", running.maxResponseBytes, next.maxResponseBytes);
+    r.field(
+        "clientConnection.maxWatchEventBytes", running.maxWatchEventBytes, next.maxWatchEventBytes);
     r.field("pluginDirs", running.pluginDirs, next.pluginDirs);
     r.field("pluginTrust", running.pluginTrust, next.pluginTrust);
     const LeaderElectionConfig &a = running.leaderElection;

@@ -32,6 +32,12 @@ QList<ConfigField> build()
             "not counted). 0: client-go's default, 5; negative: no limit."),
         field("clientConnection.burst", "integer >= 0", "30", "--kube-api-burst", Restart,
             "The burst above qps. 0: client-go's default, 10."),
+        field("clientConnection.maxResponseBytes", "integer >= 1024", "1073741824", "", Restart,
+            "The largest response body qcm reads from the API server; a larger one is "
+            "abandoned as an error (ResponseTooLarge) naming this limit."),
+        field("clientConnection.maxWatchEventBytes", "integer >= 1024", "67108864", "", Restart,
+            "The largest single watch event; a larger one is reported as a malformed frame and "
+            "skipped, and the watch goes on."),
         field("pluginDirs", "list of paths", "<qcm's directory>/../lib/qcm/plugins", "--plugin-dir",
             Restart,
             "The directories whose *.so files are plugins (not recursive, in name order). "

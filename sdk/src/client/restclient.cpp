@@ -289,7 +289,7 @@ QFuture<ListResult> RestClient::listAsync(
 std::shared_ptr<Watch> RestClient::watch(const GroupVersionResource &gvr, const QString &ns,
     const ListOptions &options, const QByteArray &accept)
 {
-    auto *raw = new Watch(d->codec);
+    auto *raw = new Watch(d->codec, d->config.maxWatchEventBytes);
     raw->moveToThread(&d->thread);
     std::shared_ptr<Watch> watch(raw, [](Watch *w) {
         w->stop();

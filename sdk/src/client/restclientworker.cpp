@@ -216,6 +216,17 @@ void RestClientWorker::send(
         return;
     }
     auto timedOut = std::make_shared<bool>(false);
+    auto tooLarge = std::make_shared<bool>(false);
+    if (m_config.maxResponseBytes > 0) {
+        // Abandoned as soon as more arrives than the limit (or the server announces more).
+        connect(reply, &QNetworkReply::downloadProgress, reply,
+            [reply, tooLarge, max = m_config.maxResponseBytes](qint64 received, qint64 total) {
+                if (!*tooLarge && (received > max || total > max)) {
+                    *tooLarge = true;
+                    reply->abort();
+                }
+            });
+    }
     if (m_config.timeout > Duration::zero()) {
         auto *timer = new QTimer(reply);
         timer->setSingleShot(true);
@@ -226,7 +237,7 @@ void RestClientWorker::send(
         timer->start(std::chrono::duration_cast<std::chrono::milliseconds>(m_config.timeout));
     }
     connect(reply, &QNetworkReply::finished, this,
-        [this, reply, p = std::move(p), sslErrors, timedOut, credential]() mutable {
+        [this, reply, p = std::move(p), sslErrors, timedOut, tooLarge, credential]() mutable {
             reply->deleteLater();
             Response r;
             r.attempts = p.attempt;
@@ -234,6 +245,18 @@ void RestClientWorker::send(
             r.http2 = reply->attribute(QNetworkRequest::Http2WasUsedAttribute).toBool();
             r.body = reply->isOpen() ? reply->readAll() : QByteArray(); // aborted: closed
             r.headers = reply->rawHeaderPairs();
+            if (*tooLarge) {
+                r.code = 0;
+                r.body.clear();
+                r.transportError = Status::transportError(QStringLiteral("ResponseTooLarge"),
+                    QStringLiteral("%1 %2: the response exceeds %3 bytes, the limit "
+                                   "(maxResponseBytes; clientConnection.maxResponseBytes in "
+                                   "controller-manager.yaml)")
+                        .arg(QString::fromLatin1(p.spec.verb), p.spec.path)
+                        .arg(m_config.maxResponseBytes));
+                finish(std::move(p), std::move(r));
+                return;
+            }
             if (r.code == 0) {
                 if (*timedOut) {
                     r.transportError = Status::transportError(QStringLiteral("Timeout"),

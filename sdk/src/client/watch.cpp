@@ -8,7 +8,7 @@
 
 namespace qcm::client {
 
-Watch::Watch(const Codec *codec) : m_decoder(codec) { }
+Watch::Watch(const Codec *codec, qint64 maxEventBytes) : m_decoder(codec, maxEventBytes) { }
 
 Watch::~Watch()
 {

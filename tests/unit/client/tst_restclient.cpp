@@ -156,6 +156,8 @@ private slots:
     void headersAndBasicAuth();
     void bearerToken();
     void timeout();
+    void responseOverTheLimit();
+    void watchEventOverTheLimit();
     void execCredentialReRunAfter401();
     void blockingCallOnTheIoThreadIsRefused();
     void connectionRefused();
@@ -295,6 +297,57 @@ void tst_RestClientUnit::timeout()
     QVERIFY(r.transportError->isTimeout());
     QVERIFY2(r.transportError->message.contains(QStringLiteral("no response within 200 ms")),
         qPrintable(r.transportError->message));
+}
+
+// A body over maxResponseBytes is abandoned, with an error naming the limit; one at the limit
+// is read (docs/security.md).
+void tst_RestClientUnit::responseOverTheLimit()
+{
+    FakeServer server;
+    server.handler = [](const SeenRequest &r) {
+        return Reply {200, {}, QByteArray(r.path.endsWith("big") ? 4096 : 1024, 'x')};
+    };
+    RestConfig config = configFor(server);
+    config.maxResponseBytes = 1024;
+    RestClient client(config);
+    const Response big = client.request("GET", QStringLiteral("/big"));
+    QCOMPARE(big.code, 0);
+    QVERIFY(big.body.isEmpty());
+    QVERIFY(big.transportError.has_value());
+    QCOMPARE(big.transportError->reason, QStringLiteral("ResponseTooLarge"));
+    QVERIFY2(big.transportError->message.startsWith(
+                 QStringLiteral("GET /big: the response exceeds 1024 bytes, the limit")),
+        qPrintable(big.transportError->message));
+    const Response atLimit = client.request("GET", QStringLiteral("/small"));
+    QCOMPARE(atLimit.code, 200);
+    QCOMPARE(atLimit.body.size(), 1024);
+}
+
+// A watch event over maxWatchEventBytes is an ERROR event naming the limit; the next event
+// of the same stream arrives.
+void tst_RestClientUnit::watchEventOverTheLimit()
+{
+    FakeServer server;
+    server.handler = [](const SeenRequest &) {
+        const QByteArray big
+            = R"({"type":"ADDED","object":{"metadata":{"name":"big","annotations":{"a":")"
+            + QByteArray(2000, 'x') + R"("}}}})";
+        return Reply {200, {},
+            big + "\n" + R"({"type":"ADDED","object":{"metadata":{"name":"small"}}})" + "\n"};
+    };
+    RestConfig config = configFor(server);
+    config.maxWatchEventBytes = 1024;
+    RestClient client(config);
+    auto watch = client.watch(
+        {QString(), QStringLiteral("v1"), QStringLiteral("configmaps")}, QStringLiteral("n"));
+    auto first = watch->next(10s);
+    QVERIFY(first.has_value());
+    QCOMPARE(first->type, WatchEvent::Type::Error);
+    QVERIFY2(first->status.message.contains(QStringLiteral("a frame exceeds 1024 bytes")),
+        qPrintable(first->status.message));
+    auto second = watch->next(10s);
+    QVERIFY(second.has_value());
+    QCOMPARE(second->object.name(), QStringLiteral("small"));
 }
 
 void tst_RestClientUnit::execCredentialReRunAfter401()

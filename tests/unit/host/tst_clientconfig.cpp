@@ -19,6 +19,7 @@ private slots:
     void kubeconfigWithAndWithoutMaster();
     void rateLimits_data();
     void rateLimits();
+    void responseLimits();
     void errors();
     void serviceAccountDirFromTheEnvironment();
 };
@@ -117,6 +118,32 @@ void tst_ClientConfig::rateLimits()
     QVERIFY(rest.ok());
     QCOMPARE(rest->qps, wantQps);
     QCOMPARE(rest->burst, wantBurst);
+}
+
+// clientConnection.maxResponseBytes and maxWatchEventBytes reach the client; the defaults
+// are the client's own.
+void tst_ClientConfig::responseLimits()
+{
+    ControllerManagerConfig config;
+    config.master = QStringLiteral("https://a:1");
+    auto rest = buildClientConfig(config);
+    QVERIFY(rest.ok());
+    QCOMPARE(rest->maxResponseBytes, qint64(1) << 30);
+    QCOMPARE(rest->maxWatchEventBytes, qint64(64) << 20);
+    const auto parsed = parseConfig("clientConnection: {maxResponseBytes: 2048, "
+                                    "maxWatchEventBytes: 4096}\nmaster: https://a:1\n",
+        QStringLiteral("c.yaml"));
+    QVERIFY(parsed);
+    rest = buildClientConfig(*parsed);
+    QVERIFY(rest.ok());
+    QCOMPARE(rest->maxResponseBytes, qint64(2048));
+    QCOMPARE(rest->maxWatchEventBytes, qint64(4096));
+    const auto tooSmall
+        = parseConfig("clientConnection: {maxResponseBytes: 10}\n", QStringLiteral("c.yaml"));
+    QVERIFY(!tooSmall);
+    QVERIFY2(tooSmall.error().toString().startsWith(QStringLiteral(
+                 "c.yaml: clientConnection.maxResponseBytes: must be between 1024 and ")),
+        qPrintable(tooSmall.error().toString()));
 }
 
 void tst_ClientConfig::errors()

@@ -214,7 +214,8 @@ void tst_Config::badInput_data()
         "/etc/qcm/cm.yaml: controllerConfig.foo.worker: unknown field; the fields here are "
         "workers, resyncPeriod, settings (line 3, column 5)");
     row("unknown in clientConnection", "clientConnection:\n  qpss: 3\n",
-        "/etc/qcm/cm.yaml: clientConnection.qpss: unknown field; the fields here are qps, burst "
+        "/etc/qcm/cm.yaml: clientConnection.qpss: unknown field; the fields here are qps, burst, "
+        "maxResponseBytes, maxWatchEventBytes "
         "(line 2, column 3)");
     row("repeated", "master: a\nmaster: b\n",
         "/etc/qcm/cm.yaml: master: is repeated (line 2, column 1)");

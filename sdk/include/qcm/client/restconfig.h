@@ -38,6 +38,13 @@ struct RestConfig
     double qps = 5.0; // client-side rate limit (watches are exempt); <= 0: none
     int burst = 10;
     Duration timeout {0}; // per request; zero: none (watches use their own timeout)
+    // Limits on what the API server can make the client hold (docs/security.md). A response
+    // body over maxResponseBytes is abandoned as a transport error (reason ResponseTooLarge);
+    // a watch event over maxWatchEventBytes is an ERROR event, and the watch goes on.
+    qint64 maxResponseBytes = DefaultMaxResponseBytes;
+    qint64 maxWatchEventBytes = DefaultMaxWatchEventBytes;
+    static constexpr qint64 DefaultMaxResponseBytes = qint64(1) << 30; // 1 GiB
+    static constexpr qint64 DefaultMaxWatchEventBytes = 64 * 1024 * 1024; // 64 MiB
 
     // Where it came from, for messages: "kubeconfig /path (context foo)", "in-cluster".
     QString source;

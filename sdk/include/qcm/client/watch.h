@@ -51,7 +51,7 @@ signals:
 private:
     friend class RestClient;
     friend class RestClientWorker;
-    explicit Watch(const Codec *codec);
+    explicit Watch(const Codec *codec, qint64 maxEventBytes = WatchDecoder::DefaultMaxFrame);
     void attach(QNetworkReply *reply); // on the I/O thread
     void deliver(const WatchEvent &event);
     void onReadyRead();
