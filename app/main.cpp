@@ -123,8 +123,9 @@ int run(const ControllerManagerConfig &config, const Options &flags, PluginHost 
             &registry,
             [&manager, secrets] { return configzJson(manager.config(), secrets); },
         });
-        if (const std::optional<Error> error = server->listen({config.bindAddress,
-                quint16(config.securePort), config.tlsCertFile, config.tlsPrivateKeyFile}))
+        if (const std::optional<Error> error
+            = server->listen({config.bindAddress, quint16(config.securePort), config.tlsCertFile,
+                config.tlsPrivateKeyFile, config.tlsMinVersion, config.tlsCipherSuites}))
             return failWith(*error);
     }
 

@@ -5,6 +5,7 @@
 #include "config/scalars.h"
 #include "config/yamlsupport.h"
 #include "plugins/pluginmetadata.h"
+#include "serving/tlsoptions.h"
 
 #include <QtCore/QDir>
 #include <QtCore/QFile>
@@ -335,6 +336,17 @@ Result<ControllerManagerConfig> parseConfig(const QByteArray &yaml, const QStrin
                 [&](qint64 v) { config.securePort = int(v); });
             r.path(serving, "tlsCertFile", path, config.tlsCertFile);
             r.path(serving, "tlsPrivateKeyFile", path, config.tlsPrivateKeyFile);
+            r.string(serving, "tlsMinVersion", path, config.tlsMinVersion);
+            r.stringList(serving, "tlsCipherSuites", path, config.tlsCipherSuites, false);
+            if (!r.failed()) {
+                if (const std::optional<Error> e
+                    = checkTlsSettings(config.tlsMinVersion, config.tlsCipherSuites)) {
+                    const char *key = e->field == QLatin1String("--tls-min-version")
+                        ? "tlsMinVersion"
+                        : "tlsCipherSuites";
+                    r.fail(join(path, QLatin1String(key)), e->reason, serving[key]);
+                }
+            }
         }
     }
     r.duration(root, "controllerShutdownTimeout", {},

@@ -89,6 +89,8 @@ struct ControllerManagerConfig
     int securePort = 10257; // 0 serves nothing
     QString tlsCertFile; // both set: HTTPS; both empty: plain HTTP
     QString tlsPrivateKeyFile;
+    QString tlsMinVersion; // empty: VersionTLS12 (serving/tlsoptions.h)
+    QStringList tlsCipherSuites; // empty: the TLS library's defaults
     Duration controllerShutdownTimeout = 10s;
     Duration minResyncPeriod = 12h;
     QMap<QString, ControllerConfig> controllerConfig;

@@ -203,6 +203,8 @@ ConfigDiff diffConfigs(const ControllerManagerConfig &running, const ControllerM
     r.field("serving.bindAddress", running.bindAddress, next.bindAddress);
     r.field("serving.securePort", running.securePort, next.securePort);
     r.field("serving.tlsCertFile", running.tlsCertFile, next.tlsCertFile);
+    r.field("serving.tlsMinVersion", running.tlsMinVersion, next.tlsMinVersion);
+    r.field("serving.tlsCipherSuites", running.tlsCipherSuites, next.tlsCipherSuites);
     r.field("serving.tlsPrivateKeyFile", running.tlsPrivateKeyFile, next.tlsPrivateKeyFile);
 
     QStringList names = known.values();

@@ -82,6 +82,11 @@ QList<ConfigField> build()
             "PEM certificate (chain); with the key, HTTPS only."),
         field("serving.tlsPrivateKeyFile", "path", "", "--tls-private-key-file", Restart,
             "PEM private key matching tlsCertFile."),
+        field("serving.tlsMinVersion", "string", "VersionTLS12", "--tls-min-version", Restart,
+            "The lowest TLS version served: VersionTLS12 or VersionTLS13."),
+        field("serving.tlsCipherSuites", "list of strings", "", "--tls-cipher-suites", Restart,
+            "The TLS 1.2 cipher suites served, by their IANA names (as Go's crypto/tls names "
+            "them); TLS 1.3's are always on. Empty: the TLS library's defaults."),
         field("controllerShutdownTimeout", "duration", "10s", "--controller-shutdown-timeout", Yes,
             "On SIGTERM or SIGINT, how long the controllers get to drain their queues, in "
             "total."),

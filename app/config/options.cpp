@@ -4,6 +4,7 @@
 #include "config/duration.h"
 #include "config/scalars.h"
 #include "plugins/installdirs.h"
+#include "serving/tlsoptions.h"
 
 #include <QtCore/QCommandLineParser>
 
@@ -117,6 +118,15 @@ QList<FlagHelp> flags()
                            "HTTP.")},
         {{QStringLiteral("tls-private-key-file")}, QStringLiteral("file"),
             QStringLiteral("File containing the x509 private key matching --tls-cert-file.")},
+        {{QStringLiteral("tls-min-version")}, QStringLiteral("version"),
+            QStringLiteral("Minimum TLS version supported. Possible values: VersionTLS12, "
+                           "VersionTLS13.")
+                + dflt(QStringLiteral("VersionTLS12"))},
+        {{QStringLiteral("tls-cipher-suites")}, QStringLiteral("suites"),
+            QStringLiteral("Comma-separated list of cipher suites for the server, by their IANA "
+                           "names (TLS 1.2; TLS 1.3's are always on). If omitted, the TLS "
+                           "library's defaults are used. Possible values: ")
+                + supportedCipherSuiteNames().join(QStringLiteral(", ")) + QLatin1Char('.')},
         {{QStringLiteral("controller-shutdown-timeout")}, QStringLiteral("duration"),
             QStringLiteral("How long to wait, on SIGTERM or SIGINT, for the controllers to "
                            "finish the work in their queues before exiting.")
@@ -260,6 +270,14 @@ Result<Options> parseOptions(const QStringList &arguments)
     o.securePort = integer("secure-port", 0, 65535);
     o.tlsCertFile = value("tls-cert-file");
     o.tlsPrivateKeyFile = value("tls-private-key-file");
+    o.tlsMinVersion = value("tls-min-version");
+    if (parser.isSet(QStringLiteral("tls-cipher-suites")))
+        o.tlsCipherSuites = splitList(parser.values(QStringLiteral("tls-cipher-suites")));
+    if (!error) {
+        if (const std::optional<Error> e = checkTlsSettings(
+                o.tlsMinVersion.value_or(QString()), o.tlsCipherSuites.value_or(QStringList())))
+            error = *e; // names the flag
+    }
     o.controllerShutdownTimeout = duration("controller-shutdown-timeout");
     o.minResyncPeriod = duration("min-resync-period");
     if (error)
@@ -297,6 +315,8 @@ void Options::applyTo(ControllerManagerConfig &config) const
     set(config.securePort, securePort);
     set(config.tlsCertFile, tlsCertFile);
     set(config.tlsPrivateKeyFile, tlsPrivateKeyFile);
+    set(config.tlsMinVersion, tlsMinVersion);
+    set(config.tlsCipherSuites, tlsCipherSuites);
     set(config.controllerShutdownTimeout, controllerShutdownTimeout);
     set(config.minResyncPeriod, minResyncPeriod);
 }

@@ -44,6 +44,8 @@ struct Options
     std::optional<int> securePort;
     std::optional<QString> tlsCertFile;
     std::optional<QString> tlsPrivateKeyFile;
+    std::optional<QString> tlsMinVersion;
+    std::optional<QStringList> tlsCipherSuites;
     std::optional<Duration> controllerShutdownTimeout;
     std::optional<Duration> minResyncPeriod;
 

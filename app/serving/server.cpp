@@ -7,6 +7,7 @@
 #include <qcm/metrics/textserializer.h>
 
 #include <QtCore/QFile>
+#include <QtCore/QFileInfo>
 #include <QtCore/QJsonDocument>
 #include <QtHttpServer/QHttpServer>
 #include <QtNetwork/QSslConfiguration>
@@ -27,47 +28,6 @@ QHttpServerResponse response(const QByteArray &contentType, const QByteArray &bo
 QHttpServerResponse healthResponse(const HealthResponse &health)
 {
     return response(QByteArrayLiteral("text/plain; charset=utf-8"), health.body, health.status);
-}
-
-// A PEM private key of any of the algorithms Qt reads.
-std::optional<QSslKey> readKey(const QByteArray &pem)
-{
-    for (const QSsl::KeyAlgorithm algorithm : {QSsl::Rsa, QSsl::Ec, QSsl::Dsa}) {
-        QSslKey key(pem, algorithm, QSsl::Pem, QSsl::PrivateKey);
-        if (!key.isNull())
-            return key;
-    }
-    return std::nullopt;
-}
-
-Result<QSslConfiguration> tlsConfiguration(const Server::Options &options)
-{
-    const QString certFlag = QStringLiteral("--tls-cert-file");
-    const QString keyFlag = QStringLiteral("--tls-private-key-file");
-    if (options.tlsCertFile.isEmpty())
-        return Error {{}, certFlag, QStringLiteral("is needed with %1").arg(keyFlag)};
-    if (options.tlsPrivateKeyFile.isEmpty())
-        return Error {{}, keyFlag, QStringLiteral("is needed with %1").arg(certFlag)};
-    QFile certFile(options.tlsCertFile);
-    if (!certFile.open(QIODevice::ReadOnly))
-        return Error {options.tlsCertFile, certFlag,
-            QStringLiteral("cannot read the certificate: %1").arg(certFile.errorString())};
-    const QList<QSslCertificate> chain = QSslCertificate::fromData(certFile.readAll(), QSsl::Pem);
-    if (chain.isEmpty() || chain.constFirst().isNull())
-        return Error {options.tlsCertFile, certFlag, QStringLiteral("holds no PEM certificate")};
-    QFile keyFile(options.tlsPrivateKeyFile);
-    if (!keyFile.open(QIODevice::ReadOnly))
-        return Error {options.tlsPrivateKeyFile, keyFlag,
-            QStringLiteral("cannot read the private key: %1").arg(keyFile.errorString())};
-    const std::optional<QSslKey> key = readKey(keyFile.readAll());
-    if (!key)
-        return Error {options.tlsPrivateKeyFile, keyFlag,
-            QStringLiteral("holds no unencrypted PEM private key (RSA, EC or DSA)")};
-    QSslConfiguration tls = QSslConfiguration::defaultConfiguration();
-    tls.setLocalCertificateChain(chain);
-    tls.setPrivateKey(*key);
-    tls.setPeerVerifyMode(QSslSocket::VerifyNone); // no client certificates are asked for
-    return tls;
 }
 
 } // namespace
@@ -112,6 +72,26 @@ void Server::addRoutes()
     });
 }
 
+bool Server::reloadCertificate()
+{
+    if (!m_ssl)
+        return false;
+    Result<QSslConfiguration> tls = loadTlsConfiguration(m_tlsOptions);
+    if (!tls) {
+        qCWarning(lcHost).noquote()
+            << QStringLiteral("the serving certificate changed on disk but cannot be used; "
+                              "serving the previous one: %1")
+                   .arg(tls.error().toString());
+        return false;
+    }
+    m_ssl->setSslConfiguration(*tls);
+    qCInfo(lcHost).noquote() << QStringLiteral("serving the certificate of %1 again (%2), read "
+                                               "after it changed on disk")
+                                    .arg(m_tlsOptions.certFile,
+                                        tls->localCertificate().subjectDisplayName());
+    return true;
+}
+
 std::optional<Error> Server::listen(const Options &options)
 {
     QHostAddress address;
@@ -125,11 +105,14 @@ std::optional<Error> Server::listen(const Options &options)
     std::unique_ptr<QTcpServer> tcp;
     m_tls = !options.tlsCertFile.isEmpty() || !options.tlsPrivateKeyFile.isEmpty();
     if (m_tls) {
-        Result<QSslConfiguration> tls = tlsConfiguration(options);
+        m_tlsOptions = {options.tlsCertFile, options.tlsPrivateKeyFile, options.tlsMinVersion,
+            options.tlsCipherSuites};
+        Result<QSslConfiguration> tls = loadTlsConfiguration(m_tlsOptions);
         if (!tls)
             return tls.error();
         auto ssl = std::make_unique<QSslServer>();
         ssl->setSslConfiguration(*tls);
+        m_ssl = ssl.get();
         tcp = std::move(ssl);
     } else {
         tcp = std::make_unique<QTcpServer>();
@@ -142,6 +125,29 @@ std::optional<Error> Server::listen(const Options &options)
                 .arg(tcp->errorString())};
     m_port = tcp->serverPort();
     m_server->bind(tcp.release()); // the QHttpServer takes it as its child
+    if (m_tls) {
+        // Both files and their directories: a renewal often replaces a file by a rename, and a
+        // Secret volume swaps a ..data symlink in the directory.
+        const TlsOptions files = m_tlsOptions;
+        QStringList paths {files.certFile, files.keyFile};
+        for (const QString &f : {files.certFile, files.keyFile})
+            paths << QFileInfo(f).absolutePath();
+        paths.removeDuplicates();
+        m_certWatcher = std::make_unique<PathWatcher>(
+            paths,
+            [files] {
+                QByteArray snapshot;
+                for (const QString &f : {files.certFile, files.keyFile}) {
+                    QFile file(f);
+                    snapshot += file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+                    snapshot += '\0';
+                }
+                return snapshot;
+            },
+            std::chrono::milliseconds(500));
+        connect(m_certWatcher.get(), &PathWatcher::changed, this,
+            [this] { emit certificateReloaded(reloadCertificate()); });
+    }
     qCInfo(lcHost).noquote() << QStringLiteral(
         "serving %1 on %2:%3 (/healthz, /livez, /readyz, /metrics, /configz)")
                                     .arg(m_tls ? QStringLiteral("HTTPS") : QStringLiteral("HTTP"),

@@ -9,8 +9,11 @@
 //   /configz                     the effective configuration, secrets redacted (configz.h)
 //
 // GET and HEAD only; anything else is 404. Plain HTTP without certificate, HTTPS with
-// `tlsCertFile` and `tlsPrivateKeyFile` (PEM; the certificate file may hold the chain). There
-// is no authentication: every path is served to whoever can connect (docs/host.md).
+// `tlsCertFile` and `tlsPrivateKeyFile` (PEM; the certificate file may hold the chain), the
+// minimum TLS version and the cipher suites (tlsoptions.h). The certificate and key are read
+// again when they change on disk (a renewal, a Secret volume's update): new connections get
+// the new pair; a pair that cannot be read is logged and the old one kept. There is no
+// authentication: every path is served to whoever can connect (docs/security.md).
 //
 // listen() checks everything first: an address that is not an IP, a port in use, a
 // certificate or key that cannot be read are Errors naming the flag, and nothing is served.
@@ -18,7 +21,9 @@
 // Thread safety: the host's main thread; requests are handled on its event loop.
 #pragma once
 
+#include "reload/pathwatcher.h"
 #include "serving/healthchecks.h"
+#include "serving/tlsoptions.h"
 
 #include <qcm/result.h>
 
@@ -30,6 +35,7 @@
 
 QT_BEGIN_NAMESPACE
 class QHttpServer;
+class QSslServer;
 QT_END_NAMESPACE
 
 namespace qcm::metrics {
@@ -49,6 +55,8 @@ public:
         quint16 port = 0; // 0: any free port
         QString tlsCertFile;
         QString tlsPrivateKeyFile;
+        QString tlsMinVersion; // VersionTLS12 (empty) or VersionTLS13
+        QStringList tlsCipherSuites; // IANA names; empty: the TLS library's defaults
     };
 
     struct Endpoints
@@ -69,11 +77,22 @@ public:
     quint16 port() const { return m_port; }
     bool isTls() const { return m_tls; }
 
+    // Reads the certificate and key again (done by itself when the files change): true if
+    // the new pair serves the next connections.
+    bool reloadCertificate();
+
+signals:
+    // After each reload from disk, with its outcome.
+    void certificateReloaded(bool ok);
+
 private:
     void addRoutes();
 
     Endpoints m_endpoints;
     std::unique_ptr<QHttpServer> m_server;
+    QSslServer *m_ssl = nullptr; // the QHttpServer's child, when serving HTTPS
+    TlsOptions m_tlsOptions;
+    std::unique_ptr<PathWatcher> m_certWatcher;
     quint16 m_port = 0;
     bool m_tls = false;
 };

@@ -49,6 +49,8 @@ QString sample(const ConfigField &f)
         return QStringLiteral("1.5");
     if (f.type == QLatin1String("list of paths"))
         return QStringLiteral("[/srv/plugins]");
+    if (f.path == QLatin1String("serving.tlsCipherSuites"))
+        return QStringLiteral("[TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256]");
     if (f.type == QLatin1String("list of strings"))
         return QStringLiteral("[\"*\"]");
     if (f.type == QLatin1String("path"))
@@ -131,7 +133,7 @@ void tst_ManPage::configPageHasEveryField()
 {
     const QString page = configManPage(Info);
     QVERIFY(page.startsWith(QStringLiteral(".TH CONTROLLER\\-MANAGER.YAML 5 \"2026-11-26\"")));
-    QCOMPARE(configSchema().size(), 34);
+    QCOMPARE(configSchema().size(), 36);
     for (const ConfigField &f : configSchema()) {
         QVERIFY2(
             page.contains(QStringLiteral(".B %1\n").arg(troffEscape(f.path))), qPrintable(f.path));

@@ -20,8 +20,12 @@
 #include <QtCore/QJsonDocument>
 #include <QtCore/QProcess>
 #include <QtCore/QTemporaryDir>
+#include <QtNetwork/QSslCipher>
+#include <QtNetwork/QSslSocket>
 #include <QtNetwork/QTcpServer>
 #include <QtTest/QtTest>
+
+#include <cstdio>
 
 using namespace qcm;
 using namespace qcm::host;
@@ -45,6 +49,9 @@ private slots:
     void https();
     void tlsErrors_data();
     void tlsErrors();
+    void tlsMinVersion();
+    void tlsCipherSuites();
+    void certificateReloadedFromDisk();
 
 private:
     std::unique_ptr<Server> makeServer();
@@ -91,6 +98,40 @@ bool makeCertificate(const QString &dir)
             dir + QStringLiteral("/tls.crt")});
     return openssl.waitForFinished(60000) && openssl.exitStatus() == QProcess::NormalExit
         && openssl.exitCode() == 0;
+}
+
+// A TLS handshake with 127.0.0.1:port, offering only `protocol` (and `ciphers`, if any): the
+// session's cipher and the server's certificate, or nothing if the handshake failed.
+struct Handshake
+{
+    bool ok = false;
+    QSslCipher cipher;
+    QSslCertificate certificate;
+};
+Handshake handshake(quint16 port, QSsl::SslProtocol protocol, const QList<QSslCipher> &ciphers = {})
+{
+    QSslSocket socket;
+    QSslConfiguration tls = socket.sslConfiguration();
+    tls.setProtocol(protocol);
+    tls.setPeerVerifyMode(QSslSocket::VerifyNone);
+    if (!ciphers.isEmpty())
+        tls.setCiphers(ciphers);
+    socket.setSslConfiguration(tls);
+    // The server answers on this thread's event loop: wait in one, not in waitForEncrypted().
+    QEventLoop loop;
+    QObject::connect(&socket, &QSslSocket::encrypted, &loop, &QEventLoop::quit);
+    QObject::connect(&socket, &QSslSocket::errorOccurred, &loop, &QEventLoop::quit);
+    QObject::connect(&socket, &QSslSocket::disconnected, &loop, &QEventLoop::quit);
+    QTimer::singleShot(10000, &loop, &QEventLoop::quit);
+    socket.connectToHostEncrypted(QStringLiteral("127.0.0.1"), port);
+    loop.exec();
+    Handshake h;
+    h.ok = socket.isEncrypted();
+    if (h.ok) {
+        h.cipher = socket.sessionCipher();
+        h.certificate = socket.peerCertificate();
+    }
+    return h;
 }
 
 } // namespace
@@ -419,6 +460,92 @@ void tst_Server::tlsErrors()
     QVERIFY(error);
     QCOMPARE(error->toString(), message.arg(dir.path()));
     QCOMPARE(server->port(), quint16(0));
+}
+
+// --tls-min-version: VersionTLS13 refuses a client that offers TLS 1.2 only; VersionTLS12
+// serves both.
+void tst_Server::tlsMinVersion()
+{
+    QTemporaryDir dir;
+    QVERIFY(makeCertificate(dir.path()));
+    const QString cert = dir.filePath(QStringLiteral("tls.crt"));
+    const QString key = dir.filePath(QStringLiteral("tls.key"));
+    auto tls13 = makeServer();
+    QVERIFY(!tls13->listen(
+        {QStringLiteral("127.0.0.1"), 0, cert, key, QStringLiteral("VersionTLS13")}));
+    QVERIFY(!handshake(tls13->port(), QSsl::TlsV1_2).ok);
+    const Handshake h13 = handshake(tls13->port(), QSsl::TlsV1_3);
+    QVERIFY(h13.ok);
+    QCOMPARE(h13.cipher.protocol(), QSsl::TlsV1_3);
+    auto tls12 = makeServer();
+    QVERIFY(!tls12->listen(
+        {QStringLiteral("127.0.0.1"), 0, cert, key, QStringLiteral("VersionTLS12")}));
+    QVERIFY(handshake(tls12->port(), QSsl::TlsV1_2).ok);
+    QVERIFY(handshake(tls12->port(), QSsl::TlsV1_3).ok);
+}
+
+// --tls-cipher-suites: a TLS 1.2 client gets the one suite allowed, by its IANA name, and one
+// that offers only another suite is refused.
+void tst_Server::tlsCipherSuites()
+{
+    QTemporaryDir dir;
+    QVERIFY(makeCertificate(dir.path()));
+    auto server = makeServer();
+    QVERIFY(!server->listen({QStringLiteral("127.0.0.1"), 0,
+        dir.filePath(QStringLiteral("tls.crt")), dir.filePath(QStringLiteral("tls.key")), QString(),
+        {QStringLiteral("TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384")}}));
+    const Handshake h = handshake(server->port(), QSsl::TlsV1_2);
+    QVERIFY(h.ok);
+    QCOMPARE(h.cipher.name(), QStringLiteral("ECDHE-RSA-AES256-GCM-SHA384"));
+    QVERIFY(!handshake(
+        server->port(), QSsl::TlsV1_2, {QSslCipher(QStringLiteral("ECDHE-RSA-AES128-GCM-SHA256"))})
+                 .ok);
+}
+
+// A renewed certificate written over the files is served to the next connections without a
+// restart; a broken pair written next is refused and the last good one kept.
+void tst_Server::certificateReloadedFromDisk()
+{
+    QTemporaryDir dir;
+    QTemporaryDir next;
+    QVERIFY(makeCertificate(dir.path()));
+    QVERIFY(makeCertificate(next.path()));
+    const QString cert = dir.filePath(QStringLiteral("tls.crt"));
+    const QString key = dir.filePath(QStringLiteral("tls.key"));
+    auto server = makeServer();
+    QVERIFY(!server->listen({QStringLiteral("127.0.0.1"), 0, cert, key}));
+    QSignalSpy reloaded(server.get(), &Server::certificateReloaded);
+    const QSslCertificate first = handshake(server->port(), QSsl::TlsV1_2).certificate;
+    QVERIFY(!first.isNull());
+
+    // Renewed as cert-manager or a Secret volume does it: new files renamed into place.
+    for (const char *name : {"tls.key", "tls.crt"}) {
+        const QString target = dir.filePath(QLatin1String(name));
+        QVERIFY(QFile::copy(next.filePath(QLatin1String(name)), target + QStringLiteral(".new")));
+        QVERIFY(std::rename(QFile::encodeName(target + QStringLiteral(".new")).constData(),
+                    QFile::encodeName(target).constData())
+            == 0);
+    }
+    QTRY_VERIFY_WITH_TIMEOUT(!reloaded.isEmpty(), 10000);
+    QCOMPARE(reloaded.last().at(0).toBool(), true);
+    const QSslCertificate second = handshake(server->port(), QSsl::TlsV1_2).certificate;
+    QVERIFY(!second.isNull());
+    QVERIFY(second != first);
+    QCOMPARE(second.serialNumber(), QSslCertificate::fromPath(cert).constFirst().serialNumber());
+
+    // A key that is not one: logged, and the renewed pair stays.
+    reloaded.clear();
+    QFile garbage(key);
+    QVERIFY(garbage.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    garbage.write("not a key\n");
+    garbage.close();
+    QTest::ignoreMessage(QtWarningMsg,
+        QRegularExpression(QStringLiteral("the serving certificate changed on disk but cannot be "
+                                          "used; serving the previous one: .*holds no unencrypted "
+                                          "PEM private key")));
+    QTRY_VERIFY_WITH_TIMEOUT(!reloaded.isEmpty(), 10000);
+    QCOMPARE(reloaded.last().at(0).toBool(), false);
+    QCOMPARE(handshake(server->port(), QSsl::TlsV1_2).certificate, second);
 }
 
 QTEST_GUILESS_MAIN(tst_Server)

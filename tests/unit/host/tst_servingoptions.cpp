@@ -148,7 +148,29 @@ void tst_ServingOptions::badValues_data()
         << "serving:\n  tlsKeyFile: x\n"
         << QString()
         << "cm.yaml: serving.tlsKeyFile: unknown field; the fields here are bindAddress, "
-           "securePort, tlsCertFile, tlsPrivateKeyFile (line 2, column 3)";
+           "securePort, tlsCertFile, tlsPrivateKeyFile, tlsMinVersion, tlsCipherSuites (line 2, "
+           "column 3)";
+    QTest::newRow("TLS version flag")
+        << QString() << "--tls-min-version=VersionTLS10"
+        << "--tls-min-version: VersionTLS10 is not offered: TLS 1.0 and 1.1 are deprecated (RFC "
+           "8996); use VersionTLS12 or VersionTLS13";
+    QTest::newRow("TLS version field")
+        << "serving:\n  tlsMinVersion: TLS1.3\n"
+        << QString()
+        << "cm.yaml: serving.tlsMinVersion: must be VersionTLS12 or VersionTLS13, not \"TLS1.3\" "
+           "(line 2, column 18)";
+    QTest::newRow("cipher suite field")
+        << "serving:\n  tlsCipherSuites: [TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256, RC4]\n"
+        << QString()
+        << "cm.yaml: serving.tlsCipherSuites: unknown cipher suite \"RC4\"; the suites are "
+           "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256, TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384, "
+           "TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256, TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305, "
+           "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256, TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384, "
+           "TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256, TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305, "
+           "TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA, TLS_ECDHE_ECDSA_WITH_AES_256_CBC_SHA, "
+           "TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA, TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA, "
+           "TLS_RSA_WITH_AES_128_GCM_SHA256, TLS_RSA_WITH_AES_256_GCM_SHA384, "
+           "TLS_RSA_WITH_AES_128_CBC_SHA, TLS_RSA_WITH_AES_256_CBC_SHA (line 2, column 20)";
     QTest::newRow("cert file not a string")
         << "serving:\n  tlsCertFile: [a, b]\n"
         << QString() << "cm.yaml: serving.tlsCertFile: must be a path (line 2, column 16)";
