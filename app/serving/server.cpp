@@ -6,6 +6,7 @@
 #include <qcm/metrics/registry.h>
 #include <qcm/metrics/textserializer.h>
 
+#include <QtCore/QCryptographicHash>
 #include <QtCore/QFile>
 #include <QtCore/QFileInfo>
 #include <QtCore/QJsonDocument>
@@ -136,13 +137,14 @@ std::optional<Error> Server::listen(const Options &options)
         m_certWatcher = std::make_unique<PathWatcher>(
             paths,
             [files] {
-                QByteArray snapshot;
+                // A digest, so that the watcher keeps no copy of the private key.
+                QCryptographicHash digest(QCryptographicHash::Sha256);
                 for (const QString &f : {files.certFile, files.keyFile}) {
                     QFile file(f);
-                    snapshot += file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
-                    snapshot += '\0';
+                    digest.addData(file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray());
+                    digest.addData(QByteArrayView("\0", 1));
                 }
-                return snapshot;
+                return digest.result();
             },
             std::chrono::milliseconds(500));
         connect(m_certWatcher.get(), &PathWatcher::changed, this,
