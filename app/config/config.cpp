@@ -7,6 +7,8 @@
 #include "plugins/pluginmetadata.h"
 #include "serving/tlsoptions.h"
 
+#include <qcm/detail/readatmost.h>
+
 #include <QtCore/QDir>
 #include <QtCore/QFile>
 #include <QtCore/QFileInfo>
@@ -366,7 +368,11 @@ Result<ControllerManagerConfig> loadConfig(const QString &file)
     if (!f.open(QIODevice::ReadOnly))
         return Error {
             file, {}, QStringLiteral("cannot read the configuration: %1").arg(f.errorString())};
-    return parseConfig(f.readAll(), file);
+    const Result<QByteArray> contents
+        = detail::readAtMost(f, detail::MaxConfigBytes, QStringLiteral("the configuration"));
+    if (!contents)
+        return contents.error();
+    return parseConfig(*contents, file);
 }
 
 } // namespace qcm::host

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <qcm/client/filetokensource.h>
+#include <qcm/detail/readatmost.h>
 
 #include <QtCore/QFile>
 #include <QtCore/QFileInfo>
@@ -33,7 +34,14 @@ Result<QString> FileTokenSource::token()
         return Error {
             m_path, {}, QStringLiteral("cannot read the token file: %1").arg(file.errorString())};
     }
-    const QString token = QString::fromUtf8(file.readAll()).trimmed();
+    const Result<QByteArray> contents
+        = detail::readAtMost(file, detail::MaxTokenFileBytes, QStringLiteral("the token file"));
+    if (!contents) {
+        if (m_haveToken)
+            return m_token;
+        return contents.error();
+    }
+    const QString token = QString::fromUtf8(*contents).trimmed();
     if (token.isEmpty()) {
         if (m_haveToken)
             return m_token;

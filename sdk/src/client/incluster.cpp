@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <qcm/client/incluster.h>
+#include <qcm/detail/readatmost.h>
 
 #include <QtCore/QDir>
 #include <QtCore/QFile>
@@ -38,13 +39,17 @@ Result<RestConfig> inClusterConfig(const InClusterOptions &options)
     if (!ca.open(QIODevice::ReadOnly))
         return Error {
             caFile, {}, QStringLiteral("cannot read the cluster CA: %1").arg(ca.errorString())};
-    config.caData = ca.readAll();
+    Result<QByteArray> caData
+        = detail::readAtMost(ca, detail::MaxKubeconfigBytes, QStringLiteral("the cluster CA"));
+    if (!caData)
+        return caData.error();
+    config.caData = *caData;
     if (QSslCertificate::fromData(config.caData, QSsl::Pem).isEmpty())
         return Error {caFile, {}, QStringLiteral("holds no PEM certificate")};
 
     QFile ns(dir.filePath(QStringLiteral("namespace")));
     if (ns.open(QIODevice::ReadOnly)) {
-        const QString name = QString::fromUtf8(ns.readAll()).trimmed();
+        const QString name = QString::fromUtf8(ns.read(256)).trimmed(); // a DNS label
         if (!name.isEmpty())
             config.defaultNamespace = name;
     }

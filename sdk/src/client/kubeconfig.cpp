@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <qcm/client/kubeconfig.h>
+#include <qcm/detail/readatmost.h>
 #include <qcm/detail/yaml.h>
 
 #include <QtCore/QDir>
@@ -138,7 +139,10 @@ Result<QByteArray> dataOrFile(
     if (!f.open(QIODevice::ReadOnly))
         return Error {
             configFile, field, QStringLiteral("cannot read %1: %2").arg(file, f.errorString())};
-    return f.readAll();
+    Result<QByteArray> contents = detail::readAtMost(f, detail::MaxKubeconfigBytes, file);
+    if (!contents)
+        return Error {configFile, field, contents.error().reason};
+    return contents;
 }
 
 } // namespace
@@ -253,7 +257,11 @@ Result<KubeConfig> KubeConfig::loadFile(const QString &path)
     if (!f.open(QIODevice::ReadOnly))
         return Error {
             path, {}, QStringLiteral("cannot read the kubeconfig: %1").arg(f.errorString())};
-    return parse(f.readAll(), QFileInfo(path).absoluteFilePath());
+    const Result<QByteArray> contents
+        = detail::readAtMost(f, detail::MaxKubeconfigBytes, QStringLiteral("the kubeconfig"));
+    if (!contents)
+        return contents.error();
+    return parse(*contents, QFileInfo(path).absoluteFilePath());
 }
 
 Result<KubeConfig> KubeConfig::load(const QStringList &paths)
