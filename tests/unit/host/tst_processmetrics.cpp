@@ -10,6 +10,8 @@
 #include <QtCore/QTemporaryDir>
 #include <QtTest/QtTest>
 
+#include <ctime>
+
 #include <unistd.h>
 
 using namespace qcm;
@@ -77,11 +79,13 @@ void tst_ProcessMetrics::parseBootTime()
 
 void tst_ProcessMetrics::valuesOfThisProcess()
 {
-    // Burn a little CPU so that the counter has something to count.
+    // Burn a little CPU so that the counter has something to count: 30 ms of CPU time, not of
+    // wall time, which on a loaded machine may hold less than the kernel's 10 ms tick.
     QElapsedTimer busy;
     busy.start();
+    const std::clock_t cpuStart = std::clock();
     volatile double sink = 0;
-    while (busy.elapsed() < 50)
+    while (std::clock() - cpuStart < CLOCKS_PER_SEC * 3 / 100 && busy.elapsed() < 10000)
         sink = sink + 1.0;
 
     const auto families = byName(ProcessMetrics().collect());
