@@ -207,35 +207,37 @@ void Queue<T>::done(const T &item)
 template<typename T>
 void Queue<T>::startShutdown(bool drain)
 {
-    std::unique_lock lock(m_mutex);
-    m_drain = drain;
-    m_shuttingDown = true;
-    m_cond.notifyAll();
-    while (drain && m_processing != 0 && m_drain) {
-        ++m_waiters;
-        m_cond.wait(lock);
-        --m_waiters;
+    // The drain flag and shuttingDown change together, as client-go's ShutDownWithDrain sets
+    // them under one lock: a get() that returns nothing because of shutDownWithDrain() then
+    // always sees the drain set, and a shutDown() after it always ends the drain.
+    {
+        std::lock_guard lock(m_mutex);
+        m_drain = drain;
+        m_shuttingDown = true; // also stops the metrics timer from re-arming
     }
+    m_cond.notifyAll();
+    if (m_metricsTimer)
+        m_metricsTimer->stop();
 }
 
 template<typename T>
 void Queue<T>::shutDown()
 {
     startShutdown(false);
-    if (m_metricsTimer)
-        m_metricsTimer->stop();
 }
 
 template<typename T>
 void Queue<T>::shutDownWithDrain()
 {
-    {
-        std::lock_guard lock(m_mutex);
-        m_shuttingDown = true; // stops the metrics timer from re-arming
-    }
-    if (m_metricsTimer)
-        m_metricsTimer->stop();
     startShutdown(true);
+    // Until every item handed out is done, or a shutDown() ends the drain. The flag is not
+    // set again here: a shutDown() that came in between must not be undone.
+    std::unique_lock lock(m_mutex);
+    while (m_processing != 0 && m_drain) {
+        ++m_waiters;
+        m_cond.wait(lock);
+        --m_waiters;
+    }
 }
 
 template<typename T>
