@@ -71,8 +71,11 @@ std::optional<QString> untrustedReason(const QString &path, uid_t hostUid)
         return QStringLiteral("%1: does not exist, or a symlink on its path is dangling").arg(path);
     if (std::optional<QString> why = check(real, hostUid, true))
         return why;
+    QStringList chains {QFileInfo(real).path()};
     const QString found = QFileInfo(QFileInfo(path).absolutePath()).canonicalFilePath();
-    for (QString dir : {QFileInfo(real).path(), found}) {
+    if (found != chains.constFirst()) // without a symlink, the same directories: once
+        chains << found;
+    for (QString dir : std::as_const(chains)) {
         while (!dir.isEmpty()) {
             if (std::optional<QString> why = check(dir, hostUid, false))
                 return why;
