@@ -3,6 +3,7 @@
 
 #include "logging.h"
 
+#include <qcm/detail/readatmost.h>
 #include <qcm/metrics/registry.h>
 #include <qcm/metrics/textserializer.h>
 
@@ -141,7 +142,8 @@ std::optional<Error> Server::listen(const Options &options)
                 QCryptographicHash digest(QCryptographicHash::Sha256);
                 for (const QString &f : {files.certFile, files.keyFile}) {
                     QFile file(f);
-                    digest.addData(file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray());
+                    if (file.open(QIODevice::ReadOnly)) // no further than the limit
+                        digest.addData(file.read(detail::MaxCertificateFileBytes + 1));
                     digest.addData(QByteArrayView("\0", 1));
                 }
                 return digest.result();

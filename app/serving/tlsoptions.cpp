@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "serving/tlsoptions.h"
 
+#include <qcm/detail/readatmost.h>
+
 #include <QtCore/QFile>
 #include <QtNetwork/QSslCipher>
 #include <QtNetwork/QSslKey>
@@ -125,14 +127,22 @@ Result<QSslConfiguration> loadTlsConfiguration(const TlsOptions &options)
     if (!certFile.open(QIODevice::ReadOnly))
         return Error {options.certFile, CertFlag,
             QStringLiteral("cannot read the certificate: %1").arg(certFile.errorString())};
-    const QList<QSslCertificate> chain = QSslCertificate::fromData(certFile.readAll(), QSsl::Pem);
+    const Result<QByteArray> certPem = detail::readAtMost(
+        certFile, detail::MaxCertificateFileBytes, QStringLiteral("the certificate"));
+    if (!certPem)
+        return Error {options.certFile, CertFlag, certPem.error().reason};
+    const QList<QSslCertificate> chain = QSslCertificate::fromData(*certPem, QSsl::Pem);
     if (chain.isEmpty() || chain.constFirst().isNull())
         return Error {options.certFile, CertFlag, QStringLiteral("holds no PEM certificate")};
     QFile keyFile(options.keyFile);
     if (!keyFile.open(QIODevice::ReadOnly))
         return Error {options.keyFile, KeyFlag,
             QStringLiteral("cannot read the private key: %1").arg(keyFile.errorString())};
-    const std::optional<QSslKey> key = readKey(keyFile.readAll());
+    const Result<QByteArray> keyPem = detail::readAtMost(
+        keyFile, detail::MaxCertificateFileBytes, QStringLiteral("the private key"));
+    if (!keyPem)
+        return Error {options.keyFile, KeyFlag, keyPem.error().reason};
+    const std::optional<QSslKey> key = readKey(*keyPem);
     if (!key)
         return Error {options.keyFile, KeyFlag,
             QStringLiteral("holds no unencrypted PEM private key (RSA, EC or DSA)")};

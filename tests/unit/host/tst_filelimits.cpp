@@ -4,6 +4,7 @@
 // and the limit named, including special files of unknown size (/dev/zero), which are read no
 // further than the limit.
 #include "config/config.h"
+#include "serving/tlsoptions.h"
 
 #include <qcm/client/filetokensource.h>
 #include <qcm/client/kubeconfig.h>
@@ -24,6 +25,7 @@ private slots:
     void fileNamedByTheKubeconfigTooLarge();
     void tokenFileTooLarge();
     void configTooLarge();
+    void servingCertificateTooLarge();
 
 private:
     QString write(const QString &name, qint64 size, char fill = '#');
@@ -106,6 +108,18 @@ void tst_FileLimits::configTooLarge()
     QVERIFY(!config);
     QCOMPARE(config.error().toString(),
         path + QStringLiteral(": the configuration is larger than 4194304 bytes, the limit"));
+}
+
+void tst_FileLimits::servingCertificateTooLarge()
+{
+    const QString cert = write(QStringLiteral("tls.crt"), detail::MaxCertificateFileBytes + 1);
+    const QString key = write(QStringLiteral("tls.key"), 10);
+    const auto tls = host::loadTlsConfiguration({cert, key, {}, {}});
+    QVERIFY(!tls);
+    QCOMPARE(tls.error().toString(),
+        cert
+            + QStringLiteral(
+                ": --tls-cert-file: the certificate is larger than 16777216 bytes, the limit"));
 }
 
 QTEST_GUILESS_MAIN(tst_FileLimits)

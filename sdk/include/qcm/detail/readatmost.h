@@ -17,6 +17,7 @@ namespace qcm::detail {
 constexpr qint64 MaxKubeconfigBytes = 16 * 1024 * 1024; // a kubeconfig and every file it names
 constexpr qint64 MaxConfigBytes = 4 * 1024 * 1024; // controller-manager.yaml
 constexpr qint64 MaxTokenFileBytes = 1024 * 1024; // a bearer token file
+constexpr qint64 MaxCertificateFileBytes = 16 * 1024 * 1024; // a serving certificate or key
 
 // The reason is "<what> is larger than <limit> bytes, the limit for <what>"; the caller adds
 // the file and field.
