@@ -125,7 +125,8 @@ int run(const ControllerManagerConfig &config, const Options &flags, PluginHost 
         });
         if (const std::optional<Error> error
             = server->listen({config.bindAddress, quint16(config.securePort), config.tlsCertFile,
-                config.tlsPrivateKeyFile, config.tlsMinVersion, config.tlsCipherSuites}))
+                config.tlsPrivateKeyFile, config.tlsMinVersion, config.tlsCipherSuites,
+                config.certDir, config.insecurePlainHttp}))
             return failWith(*error);
     }
 

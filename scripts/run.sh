@@ -11,6 +11,8 @@
 #   * The sample-controller's Foo CRD is applied (kubectl apply is idempotent).
 #   * qcm runs in the foreground with the root controller-manager.yaml (the three sample
 #     plugins from build/plugins, leader election on). Ctrl-C stops it gracefully.
+#   * qcm serves HTTPS on 127.0.0.1:10257 (or --secure-port) with a self-signed certificate kept
+#     in $QCM_RUN_CERT_DIR (default ~/.cache/qcm/run-certs); run.sh prints the curl command.
 #   * For tests (tests/e2e/run/test_run_sh.sh): QCM_RUN_SKIP_BUILD=1 skips the install and
 #     build steps, and QCM_RUN_BUILD_DIR=DIR runs DIR/app/qcm with the plugins of DIR/plugins.
 set -euo pipefail
@@ -40,6 +42,13 @@ fi
 
 "$kubectl" --kubeconfig "$kubeconfig" apply \
     -f plugins/sample-controller/artifacts/crd-status-subresource.yaml
+cert_dir="${QCM_RUN_CERT_DIR:-$HOME/.cache/qcm/run-certs}"
+port=10257
+for arg in "$@"; do
+    case "$arg" in --secure-port=* | --port=*) port="${arg#*=}" ;; esac
+done
+echo "run: qcm serves HTTPS with a self-signed certificate; for example:"
+echo "run:   curl --cacert $cert_dir/qcm.crt https://127.0.0.1:$port/readyz"
 # Not exec: the trap stops the local cluster once qcm has exited.
 "$build_dir/app/qcm" --kubeconfig "$kubeconfig" --config controller-manager.yaml \
-    "${plugin_args[@]}" "$@"
+    --cert-dir "$cert_dir" "${plugin_args[@]}" "$@"

@@ -4,7 +4,8 @@
 # Idempotent: a second run installs nothing new and fetches nothing new.
 #
 #   * Debian packages (apt-get, as root): compiler, CMake, Ninja, Qt 6 (Core, Network, Test,
-#     HttpServer and its WebSockets dependency), yaml-cpp, Google Benchmark, promtool
+#     HttpServer and its WebSockets dependency), libssl-dev (the self-signed serving
+#     certificate), yaml-cpp, Google Benchmark, promtool
 #     (package prometheus), clang-format, python3, clang and libclang-rt-dev (libFuzzer, for
 #     the fuzz harnesses), and for the .debs (CPack, the packaging tests): dpkg-dev
 #     (dpkg-shlibdeps), file and lintian.
@@ -18,7 +19,7 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
 packages=(
-    build-essential cmake ninja-build pkg-config python3 openssl
+    build-essential cmake ninja-build pkg-config python3 openssl libssl-dev
     qt6-base-dev qt6-httpserver-dev qt6-websockets-dev
     libyaml-cpp-dev libbenchmark-dev prometheus clang-format
     clang libclang-rt-dev dpkg-dev file lintian

@@ -340,6 +340,8 @@ Result<ControllerManagerConfig> parseConfig(const QByteArray &yaml, const QStrin
             r.path(serving, "tlsPrivateKeyFile", path, config.tlsPrivateKeyFile);
             r.string(serving, "tlsMinVersion", path, config.tlsMinVersion);
             r.stringList(serving, "tlsCipherSuites", path, config.tlsCipherSuites, false);
+            r.path(serving, "certDir", path, config.certDir);
+            r.boolean(serving, "insecurePlainHttp", path, config.insecurePlainHttp);
             if (!r.failed()) {
                 if (const std::optional<Error> e
                     = checkTlsSettings(config.tlsMinVersion, config.tlsCipherSuites)) {

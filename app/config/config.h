@@ -87,10 +87,12 @@ struct ControllerManagerConfig
     LeaderElectionConfig leaderElection;
     QString bindAddress = QStringLiteral("0.0.0.0");
     int securePort = 10257; // 0 serves nothing
-    QString tlsCertFile; // both set: HTTPS; both empty: plain HTTP
+    QString tlsCertFile; // both empty: a self-signed pair (serving/selfsignedcert.h)
     QString tlsPrivateKeyFile;
     QString tlsMinVersion; // empty: VersionTLS12 (serving/tlsoptions.h)
     QStringList tlsCipherSuites; // empty: the TLS library's defaults
+    QString certDir; // the self-signed pair's directory; empty: held in memory
+    bool insecurePlainHttp = false; // serve without TLS (a warning at start)
     Duration controllerShutdownTimeout = 10s;
     Duration minResyncPeriod = 12h;
     QMap<QString, ControllerConfig> controllerConfig;

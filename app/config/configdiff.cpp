@@ -206,6 +206,8 @@ ConfigDiff diffConfigs(const ControllerManagerConfig &running, const ControllerM
     r.field("serving.tlsMinVersion", running.tlsMinVersion, next.tlsMinVersion);
     r.field("serving.tlsCipherSuites", running.tlsCipherSuites, next.tlsCipherSuites);
     r.field("serving.tlsPrivateKeyFile", running.tlsPrivateKeyFile, next.tlsPrivateKeyFile);
+    r.field("serving.certDir", running.certDir, next.certDir);
+    r.field("serving.insecurePlainHttp", running.insecurePlainHttp, next.insecurePlainHttp);
 
     QStringList names = known.values();
     std::sort(names.begin(), names.end());

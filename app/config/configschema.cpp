@@ -79,7 +79,8 @@ QList<ConfigField> build()
         field("serving.securePort", "integer 0-65535", "10257", "--secure-port", Restart,
             "The port; 0 serves nothing."),
         field("serving.tlsCertFile", "path", "", "--tls-cert-file", Restart,
-            "PEM certificate (chain); with the key, HTTPS only."),
+            "PEM certificate (chain) served, with tlsPrivateKeyFile; without both, a "
+            "self-signed pair (certDir)."),
         field("serving.tlsPrivateKeyFile", "path", "", "--tls-private-key-file", Restart,
             "PEM private key matching tlsCertFile."),
         field("serving.tlsMinVersion", "string", "VersionTLS12", "--tls-min-version", Restart,
@@ -87,6 +88,11 @@ QList<ConfigField> build()
         field("serving.tlsCipherSuites", "list of strings", "", "--tls-cipher-suites", Restart,
             "The TLS 1.2 cipher suites served, by their IANA names (as Go's crypto/tls names "
             "them); TLS 1.3's are always on. Empty: the TLS library's defaults."),
+        field("serving.certDir", "path", "", "--cert-dir", Restart,
+            "Without tlsCertFile: where the self-signed pair is kept (qcm.crt, qcm.key), made on "
+            "the first start. Empty: a new pair in memory at each start."),
+        field("serving.insecurePlainHttp", "bool", "false", "--insecure-plain-http", Restart,
+            "Serve plain HTTP, without TLS, with a warning at start; for development only."),
         field("controllerShutdownTimeout", "duration", "10s", "--controller-shutdown-timeout", Yes,
             "On SIGTERM or SIGINT, how long the controllers get to drain their queues, in "
             "total."),

@@ -107,15 +107,17 @@ QList<FlagHelp> flags()
             QStringLiteral("The IP address on which to listen for the --secure-port port.")
                 + dflt(d.bindAddress)},
         {{QStringLiteral("secure-port"), QStringLiteral("port")}, QStringLiteral("port"),
-            QStringLiteral("The port on which to serve /healthz, /readyz, /livez, /metrics and "
-                           "/configz (HTTPS with a certificate, plain HTTP without). 0 serves "
-                           "nothing. --port is the same setting.")
+            QStringLiteral("The port on which to serve HTTPS with authentication and "
+                           "authorization: /healthz, /readyz, /livez, /metrics and /configz. 0 "
+                           "serves nothing. --port is the same setting.")
                 + dflt(QString::number(d.securePort))},
         {{QStringLiteral("tls-cert-file")}, QStringLiteral("file"),
             QStringLiteral("File containing the x509 certificate for HTTPS (the server's "
-                           "certificate first, then any intermediates). With "
-                           "--tls-private-key-file, qcm serves HTTPS; without both, plain "
-                           "HTTP.")},
+                           "certificate first, then any intermediates). If HTTPS serving is "
+                           "enabled, and --tls-cert-file and --tls-private-key-file are not "
+                           "provided, a self-signed certificate and key are generated for "
+                           "localhost and the host name, and saved to the directory specified "
+                           "by --cert-dir.")},
         {{QStringLiteral("tls-private-key-file")}, QStringLiteral("file"),
             QStringLiteral("File containing the x509 private key matching --tls-cert-file.")},
         {{QStringLiteral("tls-min-version")}, QStringLiteral("version"),
@@ -127,6 +129,16 @@ QList<FlagHelp> flags()
                            "names (TLS 1.2; TLS 1.3's are always on). If omitted, the TLS "
                            "library's defaults are used. Possible values: ")
                 + supportedCipherSuiteNames().join(QStringLiteral(", ")) + QLatin1Char('.')},
+        {{QStringLiteral("cert-dir")}, QStringLiteral("dir"),
+            QStringLiteral("The directory where the TLS certs are located. If --tls-cert-file "
+                           "and --tls-private-key-file are provided, this flag will be ignored. "
+                           "Empty: the self-signed certificate is held in memory, new at each "
+                           "start.")},
+        {{QStringLiteral("insecure-plain-http")}, QStringLiteral("bool"),
+            QStringLiteral("Serve plain HTTP instead of HTTPS, with a warning at start: "
+                           "credentials and responses cross the network in clear. For "
+                           "development only.")
+                + dflt(QStringLiteral("false"))},
         {{QStringLiteral("controller-shutdown-timeout")}, QStringLiteral("duration"),
             QStringLiteral("How long to wait, on SIGTERM or SIGINT, for the controllers to "
                            "finish the work in their queues before exiting.")
@@ -166,7 +178,9 @@ QStringList normaliseBoolFlags(const QStringList &arguments)
     for (const QString &a : arguments) {
         if (a == QLatin1String("--leader-elect") || a == QLatin1String("-leader-elect")
             || a == QLatin1String("--leader-elect-release-on-cancel")
-            || a == QLatin1String("-leader-elect-release-on-cancel"))
+            || a == QLatin1String("-leader-elect-release-on-cancel")
+            || a == QLatin1String("--insecure-plain-http")
+            || a == QLatin1String("-insecure-plain-http"))
             out << a + QStringLiteral("=true");
         else
             out << a;
@@ -278,6 +292,8 @@ Result<Options> parseOptions(const QStringList &arguments)
                 o.tlsMinVersion.value_or(QString()), o.tlsCipherSuites.value_or(QStringList())))
             error = *e; // names the flag
     }
+    o.certDir = value("cert-dir");
+    o.insecurePlainHttp = parsed("insecure-plain-http", parseBool);
     o.controllerShutdownTimeout = duration("controller-shutdown-timeout");
     o.minResyncPeriod = duration("min-resync-period");
     if (error)
@@ -317,6 +333,8 @@ void Options::applyTo(ControllerManagerConfig &config) const
     set(config.tlsPrivateKeyFile, tlsPrivateKeyFile);
     set(config.tlsMinVersion, tlsMinVersion);
     set(config.tlsCipherSuites, tlsCipherSuites);
+    set(config.certDir, certDir);
+    set(config.insecurePlainHttp, insecurePlainHttp);
     set(config.controllerShutdownTimeout, controllerShutdownTimeout);
     set(config.minResyncPeriod, minResyncPeriod);
 }

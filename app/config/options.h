@@ -46,6 +46,8 @@ struct Options
     std::optional<QString> tlsPrivateKeyFile;
     std::optional<QString> tlsMinVersion;
     std::optional<QStringList> tlsCipherSuites;
+    std::optional<QString> certDir;
+    std::optional<bool> insecurePlainHttp;
     std::optional<Duration> controllerShutdownTimeout;
     std::optional<Duration> minResyncPeriod;
 

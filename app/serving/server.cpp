@@ -2,6 +2,7 @@
 #include "serving/server.h"
 
 #include "logging.h"
+#include "serving/selfsignedcert.h"
 
 #include <qcm/detail/readatmost.h>
 #include <qcm/metrics/registry.h>
@@ -76,7 +77,7 @@ void Server::addRoutes()
 
 bool Server::reloadCertificate()
 {
-    if (!m_ssl)
+    if (!m_ssl || m_tlsOptions.certFile.isEmpty())
         return false;
     Result<QSslConfiguration> tls = loadTlsConfiguration(m_tlsOptions);
     if (!tls) {
@@ -105,19 +106,51 @@ std::optional<Error> Server::listen(const Options &options)
             QStringLiteral("\"%1\" is not an IP address").arg(options.bindAddress)};
 
     std::unique_ptr<QTcpServer> tcp;
-    m_tls = !options.tlsCertFile.isEmpty() || !options.tlsPrivateKeyFile.isEmpty();
-    if (m_tls) {
+    m_tls = !options.insecurePlainHttp;
+    bool watchFiles = false;
+    if (!m_tls) {
+        if (!options.tlsCertFile.isEmpty() || !options.tlsPrivateKeyFile.isEmpty())
+            return Error {{}, QStringLiteral("--insecure-plain-http"),
+                QStringLiteral("cannot be used with --tls-cert-file or --tls-private-key-file")};
+        qCWarning(lcHost).noquote() << QStringLiteral(
+            "--insecure-plain-http: serving plain HTTP, without TLS; whoever can reach the port "
+            "can read and change what passes on it (docs/security.md)");
+        tcp = std::make_unique<QTcpServer>();
+    } else {
         m_tlsOptions = {options.tlsCertFile, options.tlsPrivateKeyFile, options.tlsMinVersion,
             options.tlsCipherSuites};
-        Result<QSslConfiguration> tls = loadTlsConfiguration(m_tlsOptions);
+        Result<QSslConfiguration> tls = Error {};
+        if (!options.tlsCertFile.isEmpty() || !options.tlsPrivateKeyFile.isEmpty()) {
+            tls = loadTlsConfiguration(m_tlsOptions);
+            watchFiles = true;
+        } else if (!options.certDir.isEmpty()) {
+            const Result<CertificateFiles> files = ensureServingCertificateIn(options.certDir);
+            if (!files)
+                return files.error();
+            m_tlsOptions.certFile = files->certFile;
+            m_tlsOptions.keyFile = files->keyFile;
+            qCInfo(lcHost).noquote()
+                << QStringLiteral("%1 the self-signed serving certificate %2 (--cert-dir)")
+                       .arg(
+                           files->generated ? QStringLiteral("generated") : QStringLiteral("using"),
+                           files->certFile);
+            tls = loadTlsConfiguration(m_tlsOptions);
+            watchFiles = true;
+        } else {
+            const Result<PemPair> pair = generateServingCertificate();
+            if (!pair)
+                return pair.error();
+            qCInfo(lcHost).noquote() << QStringLiteral(
+                "generated a self-signed serving certificate, held in memory (neither "
+                "--tls-cert-file nor --cert-dir is set)");
+            tls = tlsConfiguration(pair->certificate, pair->privateKey, m_tlsOptions);
+        }
         if (!tls)
             return tls.error();
         auto ssl = std::make_unique<QSslServer>();
         ssl->setSslConfiguration(*tls);
         m_ssl = ssl.get();
         tcp = std::move(ssl);
-    } else {
-        tcp = std::make_unique<QTcpServer>();
     }
     if (!tcp->listen(address, options.port))
         return Error {{}, QStringLiteral("--secure-port"),
@@ -127,7 +160,7 @@ std::optional<Error> Server::listen(const Options &options)
                 .arg(tcp->errorString())};
     m_port = tcp->serverPort();
     m_server->bind(tcp.release()); // the QHttpServer takes it as its child
-    if (m_tls) {
+    if (watchFiles) {
         // Both files and their directories: a renewal often replaces a file by a rename, and a
         // Secret volume swaps a ..data symlink in the directory.
         const TlsOptions files = m_tlsOptions;

@@ -8,12 +8,14 @@
 //   /metrics                     every metric of the registry, in the Prometheus text format
 //   /configz                     the effective configuration, secrets redacted (configz.h)
 //
-// GET and HEAD only; anything else is 404. Plain HTTP without certificate, HTTPS with
-// `tlsCertFile` and `tlsPrivateKeyFile` (PEM; the certificate file may hold the chain), the
-// minimum TLS version and the cipher suites (tlsoptions.h). The certificate and key are read
-// again when they change on disk (a renewal, a Secret volume's update): new connections get
-// the new pair; a pair that cannot be read is logged and the old one kept. There is no
-// authentication: every path is served to whoever can connect (docs/security.md).
+// GET and HEAD only; anything else is 404. HTTPS, as kube-controller-manager serves: with
+// `tlsCertFile` and `tlsPrivateKeyFile` (PEM; the certificate file may hold the chain), or
+// without them a self-signed pair, in `certDir` or in memory (selfsignedcert.h); the minimum
+// TLS version and the cipher suites as tlsoptions.h. A pair read from files is read again
+// when they change on disk (a renewal, a Secret volume's update): new connections get the new
+// pair; a pair that cannot be read is logged and the old one kept. Plain HTTP only with
+// `insecurePlainHttp`, and a warning. There is no authentication: every path is served to
+// whoever can connect (docs/security.md).
 //
 // listen() checks everything first: an address that is not an IP, a port in use, a
 // certificate or key that cannot be read are Errors naming the flag, and nothing is served.
@@ -57,6 +59,8 @@ public:
         QString tlsPrivateKeyFile;
         QString tlsMinVersion; // VersionTLS12 (empty) or VersionTLS13
         QStringList tlsCipherSuites; // IANA names; empty: the TLS library's defaults
+        QString certDir; // the self-signed pair's directory without tlsCertFile; empty: memory
+        bool insecurePlainHttp = false; // no TLS at all, with a warning
     };
 
     struct Endpoints

@@ -114,35 +114,16 @@ std::optional<Error> checkTlsSettings(const QString &version, const QStringList 
     return std::nullopt;
 }
 
-Result<QSslConfiguration> loadTlsConfiguration(const TlsOptions &options)
+Result<QSslConfiguration> tlsConfiguration(
+    const QByteArray &certPem, const QByteArray &keyPem, const TlsOptions &options)
 {
-    if (options.certFile.isEmpty())
-        return Error {{}, CertFlag, QStringLiteral("is needed with %1").arg(KeyFlag)};
-    if (options.keyFile.isEmpty())
-        return Error {{}, KeyFlag, QStringLiteral("is needed with %1").arg(CertFlag)};
     const Result<QSsl::SslProtocol> protocol = minVersion(options.minVersion);
     if (!protocol)
         return protocol.error();
-    QFile certFile(options.certFile);
-    if (!certFile.open(QIODevice::ReadOnly))
-        return Error {options.certFile, CertFlag,
-            QStringLiteral("cannot read the certificate: %1").arg(certFile.errorString())};
-    const Result<QByteArray> certPem = detail::readAtMost(
-        certFile, detail::MaxCertificateFileBytes, QStringLiteral("the certificate"));
-    if (!certPem)
-        return Error {options.certFile, CertFlag, certPem.error().reason};
-    const QList<QSslCertificate> chain = QSslCertificate::fromData(*certPem, QSsl::Pem);
+    const QList<QSslCertificate> chain = QSslCertificate::fromData(certPem, QSsl::Pem);
     if (chain.isEmpty() || chain.constFirst().isNull())
         return Error {options.certFile, CertFlag, QStringLiteral("holds no PEM certificate")};
-    QFile keyFile(options.keyFile);
-    if (!keyFile.open(QIODevice::ReadOnly))
-        return Error {options.keyFile, KeyFlag,
-            QStringLiteral("cannot read the private key: %1").arg(keyFile.errorString())};
-    const Result<QByteArray> keyPem = detail::readAtMost(
-        keyFile, detail::MaxCertificateFileBytes, QStringLiteral("the private key"));
-    if (!keyPem)
-        return Error {options.keyFile, KeyFlag, keyPem.error().reason};
-    const std::optional<QSslKey> key = readKey(*keyPem);
+    const std::optional<QSslKey> key = readKey(keyPem);
     if (!key)
         return Error {options.keyFile, KeyFlag,
             QStringLiteral("holds no unencrypted PEM private key (RSA, EC or DSA)")};
@@ -158,6 +139,33 @@ Result<QSslConfiguration> loadTlsConfiguration(const TlsOptions &options)
     }
     tls.setPeerVerifyMode(QSslSocket::VerifyNone); // no client certificates are asked for
     return tls;
+}
+
+Result<QSslConfiguration> loadTlsConfiguration(const TlsOptions &options)
+{
+    if (options.certFile.isEmpty())
+        return Error {{}, CertFlag, QStringLiteral("is needed with %1").arg(KeyFlag)};
+    if (options.keyFile.isEmpty())
+        return Error {{}, KeyFlag, QStringLiteral("is needed with %1").arg(CertFlag)};
+    if (const auto v = minVersion(options.minVersion); !v)
+        return v.error();
+    QFile certFile(options.certFile);
+    if (!certFile.open(QIODevice::ReadOnly))
+        return Error {options.certFile, CertFlag,
+            QStringLiteral("cannot read the certificate: %1").arg(certFile.errorString())};
+    const Result<QByteArray> certPem = detail::readAtMost(
+        certFile, detail::MaxCertificateFileBytes, QStringLiteral("the certificate"));
+    if (!certPem)
+        return Error {options.certFile, CertFlag, certPem.error().reason};
+    QFile keyFile(options.keyFile);
+    if (!keyFile.open(QIODevice::ReadOnly))
+        return Error {options.keyFile, KeyFlag,
+            QStringLiteral("cannot read the private key: %1").arg(keyFile.errorString())};
+    const Result<QByteArray> keyPem = detail::readAtMost(
+        keyFile, detail::MaxCertificateFileBytes, QStringLiteral("the private key"));
+    if (!keyPem)
+        return Error {options.keyFile, KeyFlag, keyPem.error().reason};
+    return tlsConfiguration(*certPem, *keyPem, options);
 }
 
 } // namespace qcm::host

@@ -24,6 +24,9 @@ struct TlsOptions
 
 // The QSslConfiguration for `options`, with the files read now. Errors name the flag.
 Result<QSslConfiguration> loadTlsConfiguration(const TlsOptions &options);
+// The same for a pair already in memory (options' files name it in errors, if set).
+Result<QSslConfiguration> tlsConfiguration(
+    const QByteArray &certPem, const QByteArray &keyPem, const TlsOptions &options);
 
 // Checks the version and suites alone (no files): for the configuration and flags.
 std::optional<Error> checkTlsSettings(const QString &minVersion, const QStringList &cipherSuites);

@@ -10,11 +10,17 @@ import pathlib
 import re
 import signal
 import socket
+import ssl
 import subprocess
 import threading
 import time
 import urllib.error
 import urllib.request
+
+
+# The e2e cluster's bearer token of user token-admin, group system:masters
+# (tests/e2e/cluster/cluster.py).
+ADMIN_TOKEN = "qcm-admin-token"
 
 
 def free_port():
@@ -47,14 +53,20 @@ def metric(samples, metric_name, **labels):
 
 class Qcm:
     """One qcm process: `config` is controller-manager.yaml's text, run from `workdir`. It
-    serves on 127.0.0.1 and a free port: a serving section is added, or, if the text has one,
-    --bind-address and --secure-port override it."""
+    serves HTTPS on 127.0.0.1 and a free port: a serving section is added, or, if the text has
+    one, --bind-address and --secure-port override it. Its self-signed certificate is made in
+    <workdir>/<name>-certs (--cert-dir), and get() trusts that certificate alone. get() sends
+    `token` as a bearer token: by default the e2e cluster's token-admin (group system:masters,
+    which qcm's delegated authorization always allows); None sends no credentials."""
 
-    def __init__(self, binary, workdir, name, config, args=(), env=None):
+    def __init__(self, binary, workdir, name, config, args=(), env=None, token=ADMIN_TOKEN):
         self.name = name
+        self.token = token
         self.workdir = pathlib.Path(workdir)
         self.port = free_port()
         self.config_file = self.workdir / f"{name}.yaml"
+        self.cert_dir = self.workdir / f"{name}-certs"
+        args = (f"--cert-dir={self.cert_dir}", *args)
         if re.search(r"^serving:", config, re.MULTILINE):
             args = (*args, "--bind-address=127.0.0.1", f"--secure-port={self.port}")
         else:
@@ -88,12 +100,25 @@ class Qcm:
         return None
 
     def url(self, path):
-        return f"http://127.0.0.1:{self.port}{path}"
+        return f"https://127.0.0.1:{self.port}{path}"
 
-    def get(self, path, timeout=5):
-        """(status, body); status 0 when nothing answered."""
+    @property
+    def ca_file(self):
+        """qcm's self-signed serving certificate, which clients take as their CA."""
+        return self.cert_dir / "qcm.crt"
+
+    def get(self, path, timeout=5, token=None):
+        """(status, body); status 0 when nothing answered (or before the certificate exists).
+        `token` replaces the instance's for this request ("" sends none)."""
+        if not self.ca_file.exists():
+            return 0, ""
+        context = ssl.create_default_context(cafile=str(self.ca_file))
+        request = urllib.request.Request(self.url(path))
+        token = self.token if token is None else token
+        if token:
+            request.add_header("Authorization", f"Bearer {token}")
         try:
-            with urllib.request.urlopen(self.url(path), timeout=timeout) as r:
+            with urllib.request.urlopen(request, timeout=timeout, context=context) as r:
                 return r.status, r.read().decode()
         except urllib.error.HTTPError as e:
             return e.code, e.read().decode()

@@ -6,7 +6,8 @@ and evaluates every expression of the shipped Grafana dashboard
 
   * qcm runs fixture-configmaps (which needs leader election, and reconciles ConfigMaps
     labelled for it) and fixture-optional, leading a Lease of its own namespace;
-  * Prometheus (Debian's `prometheus`, the server itself) scrapes qcm's /metrics every second;
+  * Prometheus (Debian's `prometheus`, the server itself) scrapes qcm's /metrics every second,
+    over HTTPS, verifying qcm's self-signed certificate (--cert-dir) as its CA;
     its target is up (`up{job="qcm"} == 1`, health "up", no scrape error), and it holds
     qcm_plugin_state{plugin="fixture-configmaps",state="running"} = 1 and the reconciles of the
     ConfigMaps made for the test (qcm_reconcile_total{result="success"} > 0);
@@ -61,7 +62,7 @@ def wait(what, predicate, timeout):
 
 
 class Prometheus:
-    def __init__(self, binary, workdir, target):
+    def __init__(self, binary, workdir, target, ca_file):
         self.port = qcmhost.free_port()
         self.dir = pathlib.Path(workdir) / "prometheus"
         self.dir.mkdir()
@@ -72,6 +73,8 @@ class Prometheus:
             "  - job_name: qcm\n"
             "    scrape_interval: 1s\n"
             "    metrics_path: /metrics\n"
+            "    scheme: https\n"
+            f"    tls_config: {{ca_file: '{ca_file}'}}\n"
             f"    static_configs: [{{targets: ['{target}']}}]\n")
         self.log = open(self.dir / "prometheus.log", "w")
         self.process = subprocess.Popen(
@@ -133,7 +136,7 @@ def main():
             cluster.kubectl("create", "configmap", f"scraped-{i}", "-n", ns)
             cluster.kubectl("label", "configmap", f"scraped-{i}", "-n", ns, f"qcm-e2e={ns}")
 
-        prometheus = Prometheus(args.prometheus, workdir, f"127.0.0.1:{q.port}")
+        prometheus = Prometheus(args.prometheus, workdir, f"127.0.0.1:{q.port}", q.ca_file)
         target = wait("a healthy qcm target", lambda: next(
             (t for t in prometheus.api("targets")["activeTargets"]
              if t["labels"].get("job") == "qcm" and t["health"] == "up"), None), 60)

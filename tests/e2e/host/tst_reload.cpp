@@ -10,6 +10,7 @@
 
 #include <QtCore/QProcess>
 #include <QtCore/QTemporaryDir>
+#include <QtNetwork/QSslSocket>
 #include <QtNetwork/QTcpServer>
 #include <QtNetwork/QTcpSocket>
 #include <QtTest/QtTest>
@@ -48,14 +49,18 @@ quint16 freePort()
     return server.serverPort();
 }
 
-// A plain HTTP/1.0 GET on 127.0.0.1; the body, or empty.
+// An HTTP/1.0 GET over HTTPS on 127.0.0.1, as the fixture's admin (a bearer token of group
+// system:masters, which qcm's delegated authorization always allows); the body, or empty.
+// qcm's certificate is its own self-signed one: not verified here (tst_selfsignedcert does).
 QByteArray httpGet(quint16 port, const QByteArray &path)
 {
-    QTcpSocket socket;
-    socket.connectToHost(QHostAddress::LocalHost, port);
-    if (!socket.waitForConnected(5000))
+    QSslSocket socket;
+    socket.setPeerVerifyMode(QSslSocket::VerifyNone);
+    socket.connectToHostEncrypted(QStringLiteral("127.0.0.1"), port);
+    if (!socket.waitForEncrypted(5000))
         return {};
-    socket.write("GET " + path + " HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n");
+    socket.write("GET " + path
+        + " HTTP/1.0\r\nHost: 127.0.0.1\r\nAuthorization: Bearer qcm-admin-token\r\n\r\n");
     QByteArray response;
     while (socket.waitForReadyRead(5000))
         response += socket.readAll();

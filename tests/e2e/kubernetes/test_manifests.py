@@ -185,6 +185,7 @@ def dry_run(env):
     for probe in ("livenessProbe", "readinessProbe"):
         check(container[probe]["httpGet"]["port"] in ("metrics", ports.get("metrics")),
               f"{probe} port")
+        check(container[probe]["httpGet"].get("scheme") == "HTTPS", f"{probe} scheme (qcm serves HTTPS)")
     requests = container["resources"]["requests"]
     check("cpu" in requests and "memory" in requests, f"resource requests {requests}")
     mount = next(m for m in container["volumeMounts"] if m["name"] == "config")

@@ -27,14 +27,16 @@ trap cleanup EXIT
 
 # Its own process group, as a terminal's foreground job is: Ctrl-C signals the whole group.
 env -u KUBECONFIG QCM_RUN_SKIP_BUILD=1 QCM_RUN_BUILD_DIR="$build_dir" \
-    QCM_RUN_CLUSTER_DIR="$work/cluster" \
+    QCM_RUN_CLUSTER_DIR="$work/cluster" QCM_RUN_CERT_DIR="$work/certs" \
     setsid "$source_dir/scripts/run.sh" --secure-port="$port" >"$log" 2>&1 &
 run_pid=$!
 
 ready=0
 for _ in $(seq 1 240); do
     kill -0 "$run_pid" 2>/dev/null || fail "scripts/run.sh exited before qcm was ready"
-    if [[ $(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/readyz") == 200 ]]; then
+    # HTTPS, verified against the self-signed certificate run.sh says to use.
+    if [[ $(curl -s --cacert "$work/certs/qcm.crt" -o /dev/null -w '%{http_code}' \
+        "https://127.0.0.1:$port/readyz") == 200 ]]; then
         ready=1
         break
     fi
@@ -42,7 +44,9 @@ for _ in $(seq 1 240); do
 done
 ((ready)) || fail "/readyz never answered 200"
 grep -q "starting a local kube-apiserver" "$log" || fail "no local cluster was started"
-metrics="$(curl -s "http://127.0.0.1:$port/metrics")"
+grep -qF "curl --cacert $work/certs/qcm.crt https://127.0.0.1:$port/readyz" "$log" \
+    || fail "run.sh does not say what to curl"
+metrics="$(curl -s --cacert "$work/certs/qcm.crt" "https://127.0.0.1:$port/metrics")"
 for plugin in sample-controller ttl-after-finished configmap-restarter; do
     grep -q "qcm_plugin_state{plugin=\"$plugin\",state=\"running\"} 1" <<<"$metrics" \
         || fail "$plugin is not running"
@@ -69,7 +73,7 @@ wait "$run_pid" || status=$?
 run_pid=
 ((status == 0)) || fail "scripts/run.sh exited with $status after SIGINT"
 grep -q "cluster: stopped" "$log" || fail "the local cluster was not stopped"
-if curl -s -m 2 -o /dev/null "http://127.0.0.1:$port/readyz"; then
+if curl -s -k -m 2 -o /dev/null "https://127.0.0.1:$port/readyz"; then
     fail "qcm still serves after SIGINT"
 fi
 echo "PASS: scripts/run.sh started a local cluster, ran the sample plugins, stopped on SIGINT"

@@ -6,6 +6,7 @@
 // never shows a secret; HTTPS serves with a certificate and key, and bad serving options are
 // precise errors.
 #include "httpget.h"
+#include "tlstesting.h"
 
 #include "plugins/pluginhost.h"
 #include "plugins/pluginstatemetrics.h"
@@ -86,54 +87,6 @@ const QByteArray KeyPem = QByteArrayLiteral("-----BEGIN PRIVATE KEY-----\n"
                                             "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7\n"
                                             "-----END PRIVATE KEY-----\n");
 
-// Runs openssl to make a self-signed certificate and key for 127.0.0.1 in `dir`.
-bool makeCertificate(const QString &dir)
-{
-    QProcess openssl;
-    openssl.start(QStringLiteral("openssl"),
-        {QStringLiteral("req"), QStringLiteral("-x509"), QStringLiteral("-newkey"),
-            QStringLiteral("rsa:2048"), QStringLiteral("-nodes"), QStringLiteral("-days"),
-            QStringLiteral("1"), QStringLiteral("-subj"), QStringLiteral("/CN=127.0.0.1"),
-            QStringLiteral("-keyout"), dir + QStringLiteral("/tls.key"), QStringLiteral("-out"),
-            dir + QStringLiteral("/tls.crt")});
-    return openssl.waitForFinished(60000) && openssl.exitStatus() == QProcess::NormalExit
-        && openssl.exitCode() == 0;
-}
-
-// A TLS handshake with 127.0.0.1:port, offering only `protocol` (and `ciphers`, if any): the
-// session's cipher and the server's certificate, or nothing if the handshake failed.
-struct Handshake
-{
-    bool ok = false;
-    QSslCipher cipher;
-    QSslCertificate certificate;
-};
-Handshake handshake(quint16 port, QSsl::SslProtocol protocol, const QList<QSslCipher> &ciphers = {})
-{
-    QSslSocket socket;
-    QSslConfiguration tls = socket.sslConfiguration();
-    tls.setProtocol(protocol);
-    tls.setPeerVerifyMode(QSslSocket::VerifyNone);
-    if (!ciphers.isEmpty())
-        tls.setCiphers(ciphers);
-    socket.setSslConfiguration(tls);
-    // The server answers on this thread's event loop: wait in one, not in waitForEncrypted().
-    QEventLoop loop;
-    QObject::connect(&socket, &QSslSocket::encrypted, &loop, &QEventLoop::quit);
-    QObject::connect(&socket, &QSslSocket::errorOccurred, &loop, &QEventLoop::quit);
-    QObject::connect(&socket, &QSslSocket::disconnected, &loop, &QEventLoop::quit);
-    QTimer::singleShot(10000, &loop, &QEventLoop::quit);
-    socket.connectToHostEncrypted(QStringLiteral("127.0.0.1"), port);
-    loop.exec();
-    Handshake h;
-    h.ok = socket.isEncrypted();
-    if (h.ok) {
-        h.cipher = socket.sessionCipher();
-        h.certificate = socket.peerCertificate();
-    }
-    return h;
-}
-
 } // namespace
 
 void tst_Server::initTestCase()
@@ -179,8 +132,14 @@ void tst_Server::initTestCase()
     };
     m_config.controllerConfig.insert(QStringLiteral("fixture-configmaps"), entry);
 
+    // The paths' contents over plain HTTP; TLS itself below and in tst_selfsignedcert.
     m_server = makeServer();
-    const std::optional<Error> error = m_server->listen({QStringLiteral("127.0.0.1"), 0, {}, {}});
+    Server::Options plain;
+    plain.bindAddress = QStringLiteral("127.0.0.1");
+    plain.insecurePlainHttp = true;
+    QTest::ignoreMessage(QtWarningMsg,
+        QRegularExpression(QStringLiteral("--insecure-plain-http: serving plain HTTP")));
+    const std::optional<Error> error = m_server->listen(plain);
     QVERIFY2(!error, error ? qPrintable(error->toString()) : "");
     QVERIFY(m_server->port() != 0);
     QVERIFY(!m_server->isTls());

@@ -148,8 +148,8 @@ void tst_ServingOptions::badValues_data()
         << "serving:\n  tlsKeyFile: x\n"
         << QString()
         << "cm.yaml: serving.tlsKeyFile: unknown field; the fields here are bindAddress, "
-           "securePort, tlsCertFile, tlsPrivateKeyFile, tlsMinVersion, tlsCipherSuites (line 2, "
-           "column 3)";
+           "securePort, tlsCertFile, tlsPrivateKeyFile, tlsMinVersion, tlsCipherSuites, certDir, "
+           "insecurePlainHttp (line 2, column 3)";
     QTest::newRow("TLS version flag")
         << QString() << "--tls-min-version=VersionTLS10"
         << "--tls-min-version: VersionTLS10 is not offered: TLS 1.0 and 1.1 are deprecated (RFC "
