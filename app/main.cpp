@@ -6,6 +6,7 @@
 // 1 for a bad flag or configuration (nothing is started then), a client that cannot be
 // built or a port that cannot be served; 1 on a second SIGTERM/SIGINT; 1 when leadership is
 // lost in run-or-die mode.
+#include "auth/delegatedauth.h"
 #include "config/clientconfig.h"
 #include "config/config.h"
 #include "config/duration.h"
@@ -113,8 +114,14 @@ int run(const ControllerManagerConfig &config, const Options &flags, PluginHost 
     }
 
     const HostChecks checks(plugins, manager, leadership.get());
+    std::unique_ptr<DelegatedAuth> auth;
     std::unique_ptr<Server> server;
     if (config.securePort != 0) {
+        Result<std::unique_ptr<DelegatedAuth>> created
+            = DelegatedAuth::create(config.servingAuth, *restConfig);
+        if (!created)
+            return failWith(created.error());
+        auth = std::move(*created);
         const QStringList secrets = secretsOf(*restConfig);
         server = std::make_unique<Server>(Server::Endpoints {
             {QStringLiteral("healthz"), [&checks] { return checks.healthz(); }},
@@ -123,6 +130,7 @@ int run(const ControllerManagerConfig &config, const Options &flags, PluginHost 
             &registry,
             [&manager, secrets] { return configzJson(manager.config(), secrets); },
         });
+        server->setDelegatedAuth(auth->authenticator(), auth->authorizer());
         if (const std::optional<Error> error
             = server->listen({config.bindAddress, quint16(config.securePort), config.tlsCertFile,
                 config.tlsPrivateKeyFile, config.tlsMinVersion, config.tlsCipherSuites,

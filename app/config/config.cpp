@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "config/config.h"
 
+#include "auth/delegatingauthorizer.h"
 #include "config/configschema.h"
 #include "config/scalars.h"
 #include "config/yamlsupport.h"
@@ -342,6 +343,28 @@ Result<ControllerManagerConfig> parseConfig(const QByteArray &yaml, const QStrin
             r.stringList(serving, "tlsCipherSuites", path, config.tlsCipherSuites, false);
             r.path(serving, "certDir", path, config.certDir);
             r.boolean(serving, "insecurePlainHttp", path, config.insecurePlainHttp);
+            ServingAuthConfig &auth = config.servingAuth;
+            if (const YAML::Node n = serving["authentication"]; n && !n.IsNull() && !r.failed()) {
+                const QString p = QStringLiteral("serving.authentication");
+                if (r.checkMap(n, p, configFieldsUnder(p))) {
+                    r.path(n, "clientCAFile", p, auth.clientCAFile);
+                    r.boolean(n, "skipLookup", p, auth.skipLookup);
+                    r.duration(n, "tokenCacheTTL", p, [&](Duration d) { auth.tokenCacheTtl = d; });
+                }
+            }
+            if (const YAML::Node n = serving["authorization"]; n && !n.IsNull() && !r.failed()) {
+                const QString p = QStringLiteral("serving.authorization");
+                if (r.checkMap(n, p, configFieldsUnder(p))) {
+                    r.stringList(n, "alwaysAllowPaths", p, auth.alwaysAllowPaths, false);
+                    if (!r.failed())
+                        if (const std::optional<Error> e
+                            = DelegatingAuthorizer::checkAlwaysAllowPaths(auth.alwaysAllowPaths))
+                            r.fail(join(p, QLatin1String("alwaysAllowPaths")), e->reason,
+                                n["alwaysAllowPaths"]);
+                    r.duration(n, "allowCacheTTL", p, [&](Duration d) { auth.allowCacheTtl = d; });
+                    r.duration(n, "denyCacheTTL", p, [&](Duration d) { auth.denyCacheTtl = d; });
+                }
+            }
             if (!r.failed()) {
                 if (const std::optional<Error> e
                     = checkTlsSettings(config.tlsMinVersion, config.tlsCipherSuites)) {

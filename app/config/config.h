@@ -61,6 +61,19 @@ struct LeaderElectionConfig
     LeaderElectionMode mode = LeaderElectionMode::RunOrDie;
 };
 
+// The delegated authentication and authorization of the endpoint (auth/, docs/security.md),
+// with kube-controller-manager's flags and defaults.
+struct ServingAuthConfig
+{
+    QString clientCAFile; // --client-ca-file; empty: the cluster's, unless skipLookup
+    bool skipLookup = false; // --authentication-skip-lookup
+    Duration tokenCacheTtl = 10s; // --authentication-token-webhook-cache-ttl
+    QStringList alwaysAllowPaths {QStringLiteral("/healthz"), QStringLiteral("/readyz"),
+        QStringLiteral("/livez")}; // --authorization-always-allow-paths
+    Duration allowCacheTtl = 10s; // --authorization-webhook-cache-authorized-ttl
+    Duration denyCacheTtl = 10s; // --authorization-webhook-cache-unauthorized-ttl
+};
+
 // One controller's entry under controllerConfig.
 struct ControllerConfig
 {
@@ -93,6 +106,7 @@ struct ControllerManagerConfig
     QStringList tlsCipherSuites; // empty: the TLS library's defaults
     QString certDir; // the self-signed pair's directory; empty: held in memory
     bool insecurePlainHttp = false; // serve without TLS (a warning at start)
+    ServingAuthConfig servingAuth;
     Duration controllerShutdownTimeout = 10s;
     Duration minResyncPeriod = 12h;
     QMap<QString, ControllerConfig> controllerConfig;

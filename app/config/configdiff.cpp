@@ -208,6 +208,14 @@ ConfigDiff diffConfigs(const ControllerManagerConfig &running, const ControllerM
     r.field("serving.tlsPrivateKeyFile", running.tlsPrivateKeyFile, next.tlsPrivateKeyFile);
     r.field("serving.certDir", running.certDir, next.certDir);
     r.field("serving.insecurePlainHttp", running.insecurePlainHttp, next.insecurePlainHttp);
+    const ServingAuthConfig &ra = running.servingAuth;
+    const ServingAuthConfig &na = next.servingAuth;
+    r.field("serving.authentication.clientCAFile", ra.clientCAFile, na.clientCAFile);
+    r.field("serving.authentication.skipLookup", ra.skipLookup, na.skipLookup);
+    r.field("serving.authentication.tokenCacheTTL", ra.tokenCacheTtl, na.tokenCacheTtl);
+    r.field("serving.authorization.alwaysAllowPaths", ra.alwaysAllowPaths, na.alwaysAllowPaths);
+    r.field("serving.authorization.allowCacheTTL", ra.allowCacheTtl, na.allowCacheTtl);
+    r.field("serving.authorization.denyCacheTTL", ra.denyCacheTtl, na.denyCacheTtl);
 
     QStringList names = known.values();
     std::sort(names.begin(), names.end());

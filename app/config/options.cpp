@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "config/options.h"
 
+#include "auth/delegatingauthorizer.h"
 #include "config/duration.h"
 #include "config/scalars.h"
 #include "plugins/installdirs.h"
@@ -139,6 +140,35 @@ QList<FlagHelp> flags()
                            "credentials and responses cross the network in clear. For "
                            "development only.")
                 + dflt(QStringLiteral("false"))},
+        {{QStringLiteral("client-ca-file")}, QStringLiteral("file"),
+            QStringLiteral("If set, any request presenting a client certificate signed by one of "
+                           "the authorities in the client-ca-file is authenticated with an "
+                           "identity corresponding to the CommonName of the client "
+                           "certificate. Unset: the client CA of "
+                           "kube-system/extension-apiserver-authentication, unless "
+                           "--authentication-skip-lookup.")},
+        {{QStringLiteral("authentication-skip-lookup")}, QStringLiteral("bool"),
+            QStringLiteral("If false, the API server is asked for the client CA that "
+                           "--client-ca-file leaves unset.")
+                + dflt(QStringLiteral("false"))},
+        {{QStringLiteral("authentication-token-webhook-cache-ttl")}, QStringLiteral("duration"),
+            QStringLiteral("The duration to cache responses from the webhook token "
+                           "authenticator.")
+                + dflt(formatDuration(d.servingAuth.tokenCacheTtl))},
+        {{QStringLiteral("authorization-always-allow-paths")}, QStringLiteral("paths"),
+            QStringLiteral("A list of HTTP paths to skip during authorization, i.e. these are "
+                           "authorized without contacting the 'core' kubernetes server; qcm "
+                           "serves them without authentication too.")
+                + dflt(d.servingAuth.alwaysAllowPaths.join(QLatin1Char(',')))},
+        {{QStringLiteral("authorization-webhook-cache-authorized-ttl")}, QStringLiteral("duration"),
+            QStringLiteral("The duration to cache 'authorized' responses from the webhook "
+                           "authorizer.")
+                + dflt(formatDuration(d.servingAuth.allowCacheTtl))},
+        {{QStringLiteral("authorization-webhook-cache-unauthorized-ttl")},
+            QStringLiteral("duration"),
+            QStringLiteral("The duration to cache 'unauthorized' responses from the webhook "
+                           "authorizer.")
+                + dflt(formatDuration(d.servingAuth.denyCacheTtl))},
         {{QStringLiteral("controller-shutdown-timeout")}, QStringLiteral("duration"),
             QStringLiteral("How long to wait, on SIGTERM or SIGINT, for the controllers to "
                            "finish the work in their queues before exiting.")
@@ -180,7 +210,9 @@ QStringList normaliseBoolFlags(const QStringList &arguments)
             || a == QLatin1String("--leader-elect-release-on-cancel")
             || a == QLatin1String("-leader-elect-release-on-cancel")
             || a == QLatin1String("--insecure-plain-http")
-            || a == QLatin1String("-insecure-plain-http"))
+            || a == QLatin1String("-insecure-plain-http")
+            || a == QLatin1String("--authentication-skip-lookup")
+            || a == QLatin1String("-authentication-skip-lookup"))
             out << a + QStringLiteral("=true");
         else
             out << a;
@@ -294,6 +326,21 @@ Result<Options> parseOptions(const QStringList &arguments)
     }
     o.certDir = value("cert-dir");
     o.insecurePlainHttp = parsed("insecure-plain-http", parseBool);
+    o.clientCAFile = value("client-ca-file");
+    o.authenticationSkipLookup = parsed("authentication-skip-lookup", parseBool);
+    o.authenticationTokenWebhookCacheTtl = duration("authentication-token-webhook-cache-ttl");
+    if (parser.isSet(QStringLiteral("authorization-always-allow-paths"))) {
+        o.authorizationAlwaysAllowPaths
+            = splitList(parser.values(QStringLiteral("authorization-always-allow-paths")));
+        if (const std::optional<Error> e
+            = DelegatingAuthorizer::checkAlwaysAllowPaths(*o.authorizationAlwaysAllowPaths);
+            e && !error)
+            error = *e;
+    }
+    o.authorizationWebhookCacheAuthorizedTtl
+        = duration("authorization-webhook-cache-authorized-ttl");
+    o.authorizationWebhookCacheUnauthorizedTtl
+        = duration("authorization-webhook-cache-unauthorized-ttl");
     o.controllerShutdownTimeout = duration("controller-shutdown-timeout");
     o.minResyncPeriod = duration("min-resync-period");
     if (error)
@@ -335,6 +382,12 @@ void Options::applyTo(ControllerManagerConfig &config) const
     set(config.tlsCipherSuites, tlsCipherSuites);
     set(config.certDir, certDir);
     set(config.insecurePlainHttp, insecurePlainHttp);
+    set(config.servingAuth.clientCAFile, clientCAFile);
+    set(config.servingAuth.skipLookup, authenticationSkipLookup);
+    set(config.servingAuth.tokenCacheTtl, authenticationTokenWebhookCacheTtl);
+    set(config.servingAuth.alwaysAllowPaths, authorizationAlwaysAllowPaths);
+    set(config.servingAuth.allowCacheTtl, authorizationWebhookCacheAuthorizedTtl);
+    set(config.servingAuth.denyCacheTtl, authorizationWebhookCacheUnauthorizedTtl);
     set(config.controllerShutdownTimeout, controllerShutdownTimeout);
     set(config.minResyncPeriod, minResyncPeriod);
 }

@@ -48,6 +48,12 @@ struct Options
     std::optional<QStringList> tlsCipherSuites;
     std::optional<QString> certDir;
     std::optional<bool> insecurePlainHttp;
+    std::optional<QString> clientCAFile;
+    std::optional<bool> authenticationSkipLookup;
+    std::optional<Duration> authenticationTokenWebhookCacheTtl;
+    std::optional<QStringList> authorizationAlwaysAllowPaths;
+    std::optional<Duration> authorizationWebhookCacheAuthorizedTtl;
+    std::optional<Duration> authorizationWebhookCacheUnauthorizedTtl;
     std::optional<Duration> controllerShutdownTimeout;
     std::optional<Duration> minResyncPeriod;
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "serving/server.h"
 
+#include "auth/delegatingauthenticator.h"
+#include "auth/delegatingauthorizer.h"
 #include "logging.h"
 #include "serving/selfsignedcert.h"
 
@@ -12,7 +14,7 @@
 #include <QtCore/QFile>
 #include <QtCore/QFileInfo>
 #include <QtCore/QJsonDocument>
-#include <QtHttpServer/QHttpServer>
+#include <QtCore/QPointer>
 #include <QtNetwork/QSslConfiguration>
 #include <QtNetwork/QSslKey>
 #include <QtNetwork/QSslServer>
@@ -21,58 +23,147 @@ namespace qcm::host {
 
 namespace {
 
-QHttpServerResponse response(const QByteArray &contentType, const QByteArray &body, int status)
+using Request = AsyncHttpServer::Request;
+using Response = AsyncHttpServer::Response;
+
+Response response(const QByteArray &contentType, const QByteArray &body, int status)
 {
-    QHttpServerResponse r(contentType, body, static_cast<QHttpServerResponder::StatusCode>(status));
-    r.addHeader(QByteArrayLiteral("X-Content-Type-Options"), QByteArrayLiteral("nosniff"));
-    return r;
+    return {status, contentType, body,
+        {{QByteArrayLiteral("X-Content-Type-Options"), QByteArrayLiteral("nosniff")}}};
 }
 
-QHttpServerResponse healthResponse(const HealthResponse &health)
+Response healthResponse(const HealthResponse &health)
 {
     return response(QByteArrayLiteral("text/plain; charset=utf-8"), health.body, health.status);
+}
+
+// A refusal as the API server words it: a Status object (k8s.io/apiserver's responsewriters).
+Response statusResponse(int code, const QString &reason, const QString &message)
+{
+    const QJsonObject status {
+        {QStringLiteral("kind"), QStringLiteral("Status")},
+        {QStringLiteral("apiVersion"), QStringLiteral("v1")},
+        {QStringLiteral("metadata"), QJsonObject {}},
+        {QStringLiteral("status"), QStringLiteral("Failure")},
+        {QStringLiteral("message"), message},
+        {QStringLiteral("reason"), reason},
+        {QStringLiteral("details"), QJsonObject {}},
+        {QStringLiteral("code"), code},
+    };
+    return response(QByteArrayLiteral("application/json"),
+        QJsonDocument(status).toJson(QJsonDocument::Compact) + '\n', code);
 }
 
 } // namespace
 
 Server::Server(Endpoints endpoints, QObject *parent)
-    : QObject(parent), m_endpoints(std::move(endpoints)), m_server(std::make_unique<QHttpServer>())
-{
-    addRoutes();
-}
+    : QObject(parent)
+    , m_endpoints(std::move(endpoints))
+    , m_server(std::make_unique<AsyncHttpServer>(
+          [this](const Request &request, AsyncHttpServer::Respond respond) {
+              handle(request, std::move(respond));
+          }))
+{ }
 
 Server::~Server() = default;
 
-void Server::addRoutes()
+void Server::setDelegatedAuth(
+    DelegatingAuthenticator *authenticator, DelegatingAuthorizer *authorizer)
 {
-    const auto get = QHttpServerRequest::Method::Get;
-    for (const HealthChecks *checks :
-        {&m_endpoints.healthz, &m_endpoints.livez, &m_endpoints.readyz}) {
-        const QString root = QLatin1Char('/') + checks->endpoint();
-        m_server->route(root, get, [checks](const QHttpServerRequest &request) {
-            return healthResponse(checks->respond({}, request.query()));
-        });
-        m_server->route(root + QStringLiteral("/<arg>"), get,
-            [checks](const QString &name, const QHttpServerRequest &request) {
-                return healthResponse(checks->respond(name, request.query()));
-            });
+    m_authenticator = authenticator;
+    m_authorizer = authorizer;
+}
+
+QSslConfiguration Server::withClientCertificates(QSslConfiguration tls) const
+{
+    // Asked for, not required: a client without one goes on to its bearer token. The chain is
+    // verified by the X509Authenticator, against the client CA in force at the time.
+    if (m_authenticator)
+        tls.setPeerVerifyMode(QSslSocket::QueryPeer);
+    return tls;
+}
+
+void Server::handle(const Request &request, AsyncHttpServer::Respond respond)
+{
+    if (!m_authenticator || !m_authorizer || m_authorizer->isAlwaysAllowedPath(request.path)) {
+        respond(route(request));
+        return;
     }
-    m_server->route(QStringLiteral("/metrics"), get, [this] {
-        const QByteArray body = m_endpoints.registry
-            ? metrics::TextSerializer::serialize(m_endpoints.registry->collect())
-            : QByteArray();
-        return response(metrics::TextSerializer::ContentType, body, 200);
-    });
-    m_server->route(QStringLiteral("/configz"), get, [this] {
-        const QJsonObject config = m_endpoints.configz ? m_endpoints.configz() : QJsonObject();
-        return response(QByteArrayLiteral("application/json"),
-            QJsonDocument(config).toJson(QJsonDocument::Indented), 200);
-    });
-    m_server->setMissingHandler([](const QHttpServerRequest &, QHttpServerResponder &&responder) {
-        responder.write(QByteArrayLiteral("404 page not found\n"),
-            QByteArrayLiteral("text/plain; charset=utf-8"),
-            QHttpServerResponder::StatusCode::NotFound);
-    });
+    QPointer<Server> self(this);
+    m_authenticator->authenticate(request.authorization, request.peerCertificateChain)
+        .then(this, [self, request, respond](const AuthenticationResult &authn) {
+            if (!self)
+                return;
+            if (authn.outcome != AuthenticationResult::Outcome::Authenticated) {
+                if (authn.outcome == AuthenticationResult::Outcome::Error)
+                    qCWarning(lcHost).noquote()
+                        << QStringLiteral("cannot authenticate a request for %1: %2")
+                               .arg(request.path, authn.reason);
+                respond(statusResponse(
+                    401, QStringLiteral("Unauthorized"), QStringLiteral("Unauthorized")));
+                return;
+            }
+            const UserInfo user = authn.user;
+            self->m_authorizer->authorize(user, request.method, request.path)
+                .then(
+                    self.data(), [self, request, respond, user](const AuthorizationResult &authz) {
+                        if (!self)
+                            return;
+                        switch (authz.decision) {
+                        case AuthorizationResult::Decision::Allow:
+                            respond(self->route(request));
+                            return;
+                        case AuthorizationResult::Decision::Deny: {
+                            QString message
+                                = QStringLiteral("forbidden: User \"%1\" cannot %2 path \"%3\"")
+                                      .arg(user.name, QString::fromLatin1(request.method.toLower()),
+                                          request.path);
+                            if (!authz.reason.isEmpty())
+                                message += QStringLiteral(": ") + authz.reason;
+                            respond(statusResponse(403, QStringLiteral("Forbidden"), message));
+                            return;
+                        }
+                        case AuthorizationResult::Decision::Error:
+                            qCWarning(lcHost).noquote()
+                                << QStringLiteral("cannot authorize %1 for %2: %3")
+                                       .arg(user.name, request.path, authz.reason);
+                            respond(statusResponse(500, QStringLiteral("InternalError"),
+                                QStringLiteral("Internal Server Error: \"%1\": %2")
+                                    .arg(request.path, authz.reason)));
+                            return;
+                        }
+                    });
+        });
+}
+
+Response Server::route(const Request &request) const
+{
+    if (request.method == "GET" || request.method == "HEAD") {
+        for (const HealthChecks *checks :
+            {&m_endpoints.healthz, &m_endpoints.livez, &m_endpoints.readyz}) {
+            const QString root = QLatin1Char('/') + checks->endpoint();
+            if (request.path == root)
+                return healthResponse(checks->respond({}, request.query));
+            if (request.path.startsWith(root + QLatin1Char('/'))) {
+                const QString name = request.path.mid(root.size() + 1);
+                if (!name.isEmpty() && !name.contains(QLatin1Char('/')))
+                    return healthResponse(checks->respond(name, request.query));
+            }
+        }
+        if (request.path == QLatin1String("/metrics")) {
+            const QByteArray body = m_endpoints.registry
+                ? metrics::TextSerializer::serialize(m_endpoints.registry->collect())
+                : QByteArray();
+            return response(metrics::TextSerializer::ContentType, body, 200);
+        }
+        if (request.path == QLatin1String("/configz")) {
+            const QJsonObject config = m_endpoints.configz ? m_endpoints.configz() : QJsonObject();
+            return response(QByteArrayLiteral("application/json"),
+                QJsonDocument(config).toJson(QJsonDocument::Indented), 200);
+        }
+    }
+    return response(QByteArrayLiteral("text/plain; charset=utf-8"),
+        QByteArrayLiteral("404 page not found\n"), 404);
 }
 
 bool Server::reloadCertificate()
@@ -87,7 +178,7 @@ bool Server::reloadCertificate()
                    .arg(tls.error().toString());
         return false;
     }
-    m_ssl->setSslConfiguration(*tls);
+    m_ssl->setSslConfiguration(withClientCertificates(*tls));
     qCInfo(lcHost).noquote() << QStringLiteral("serving the certificate of %1 again (%2), read "
                                                "after it changed on disk")
                                     .arg(m_tlsOptions.certFile,
@@ -148,7 +239,7 @@ std::optional<Error> Server::listen(const Options &options)
         if (!tls)
             return tls.error();
         auto ssl = std::make_unique<QSslServer>();
-        ssl->setSslConfiguration(*tls);
+        ssl->setSslConfiguration(withClientCertificates(*tls));
         m_ssl = ssl.get();
         tcp = std::move(ssl);
     }
@@ -159,7 +250,7 @@ std::optional<Error> Server::listen(const Options &options)
                 .arg(options.port)
                 .arg(tcp->errorString())};
     m_port = tcp->serverPort();
-    m_server->bind(tcp.release()); // the QHttpServer takes it as its child
+    m_server->bind(tcp.release()); // the AsyncHttpServer takes it as its child
     if (watchFiles) {
         // Both files and their directories: a renewal often replaces a file by a rename, and a
         // Secret volume swaps a ..data symlink in the directory.

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Server: qcm's HTTP(S) endpoint (QHttpServer), kube-controller-manager's secure serving
-// without its delegated authentication:
+// Server: qcm's HTTPS endpoint, kube-controller-manager's secure serving:
 //
 //   /healthz, /healthz/<check>   everything (healthchecks.h, hostchecks.h)
 //   /livez, /livez/<check>       liveness
@@ -8,14 +7,20 @@
 //   /metrics                     every metric of the registry, in the Prometheus text format
 //   /configz                     the effective configuration, secrets redacted (configz.h)
 //
+// Every request is authenticated and authorized first (setDelegatedAuth(); auth/): a path in
+// --authorization-always-allow-paths is served to anyone, without credentials; any other gets
+// 401 without valid credentials, 403 if the API server does not allow it, 500 if the
+// authorization cannot be asked (fail closed), as a Status object, before the path is even
+// looked up. Without setDelegatedAuth(), every path is open (the tests of the paths alone).
+//
 // GET and HEAD only; anything else is 404. HTTPS, as kube-controller-manager serves: with
 // `tlsCertFile` and `tlsPrivateKeyFile` (PEM; the certificate file may hold the chain), or
 // without them a self-signed pair, in `certDir` or in memory (selfsignedcert.h); the minimum
 // TLS version and the cipher suites as tlsoptions.h. A pair read from files is read again
 // when they change on disk (a renewal, a Secret volume's update): new connections get the new
 // pair; a pair that cannot be read is logged and the old one kept. Plain HTTP only with
-// `insecurePlainHttp`, and a warning. There is no authentication: every path is served to
-// whoever can connect (docs/security.md).
+// `insecurePlainHttp`, and a warning. With delegated auth, the TLS handshake asks for a client
+// certificate (one is optional).
 //
 // listen() checks everything first: an address that is not an IP, a port in use, a
 // certificate or key that cannot be read are Errors naming the flag, and nothing is served.
@@ -24,6 +29,7 @@
 #pragma once
 
 #include "reload/pathwatcher.h"
+#include "serving/asynchttpserver.h"
 #include "serving/healthchecks.h"
 #include "serving/tlsoptions.h"
 
@@ -31,12 +37,12 @@
 
 #include <QtCore/QJsonObject>
 #include <QtCore/QObject>
+#include <QtNetwork/QSslConfiguration>
 
 #include <functional>
 #include <memory>
 
 QT_BEGIN_NAMESPACE
-class QHttpServer;
 class QSslServer;
 QT_END_NAMESPACE
 
@@ -45,6 +51,9 @@ class Registry;
 }
 
 namespace qcm::host {
+
+class DelegatingAuthenticator;
+class DelegatingAuthorizer;
 
 class Server : public QObject
 {
@@ -75,6 +84,9 @@ public:
     Server(Endpoints endpoints, QObject *parent = nullptr);
     ~Server() override;
 
+    // Before listen(): every request goes through them (they outlive the Server).
+    void setDelegatedAuth(DelegatingAuthenticator *authenticator, DelegatingAuthorizer *authorizer);
+
     // Starts serving; the Error names the flag at fault.
     std::optional<Error> listen(const Options &options);
     // The port listened on (the chosen one when Options::port was 0); 0 before listen().
@@ -90,10 +102,14 @@ signals:
     void certificateReloaded(bool ok);
 
 private:
-    void addRoutes();
+    void handle(const AsyncHttpServer::Request &request, AsyncHttpServer::Respond respond);
+    AsyncHttpServer::Response route(const AsyncHttpServer::Request &request) const;
+    QSslConfiguration withClientCertificates(QSslConfiguration tls) const;
 
     Endpoints m_endpoints;
-    std::unique_ptr<QHttpServer> m_server;
+    DelegatingAuthenticator *m_authenticator = nullptr;
+    DelegatingAuthorizer *m_authorizer = nullptr;
+    std::unique_ptr<AsyncHttpServer> m_server;
     QSslServer *m_ssl = nullptr; // the QHttpServer's child, when serving HTTPS
     TlsOptions m_tlsOptions;
     std::unique_ptr<PathWatcher> m_certWatcher;

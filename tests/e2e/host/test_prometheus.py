@@ -7,7 +7,10 @@ and evaluates every expression of the shipped Grafana dashboard
   * qcm runs fixture-configmaps (which needs leader election, and reconciles ConfigMaps
     labelled for it) and fixture-optional, leading a Lease of its own namespace;
   * Prometheus (Debian's `prometheus`, the server itself) scrapes qcm's /metrics every second,
-    over HTTPS, verifying qcm's self-signed certificate (--cert-dir) as its CA;
+    over HTTPS, verifying qcm's self-signed certificate (--cert-dir) as its CA, with the bearer
+    token (credentials_file) of a ServiceAccount bound to the shipped ClusterRole
+    qcm-metrics-reader, which qcm has the API server review (TokenReview,
+    SubjectAccessReview); without it /metrics is 401;
     its target is up (`up{job="qcm"} == 1`, health "up", no scrape error), and it holds
     qcm_plugin_state{plugin="fixture-configmaps",state="running"} = 1 and the reconciles of the
     ConfigMaps made for the test (qcm_reconcile_total{result="success"} > 0);
@@ -37,6 +40,7 @@ sys.path.insert(0, str(HERE.parent / "leaderelection"))
 import qcmhost  # noqa: E402
 from lecluster import Cluster  # noqa: E402
 
+RBAC = HERE.parents[2] / "packaging" / "kubernetes" / "30-rbac.yaml"
 CONFIGMAPS = "fixture-configmaps"
 OPTIONAL = "fixture-optional"
 METRIC_RX = re.compile(r"\b((?:qcm|workqueue|leader_election|process|informer)_[a-z_]+)")
@@ -62,7 +66,7 @@ def wait(what, predicate, timeout):
 
 
 class Prometheus:
-    def __init__(self, binary, workdir, target, ca_file):
+    def __init__(self, binary, workdir, target, ca_file, token_file):
         self.port = qcmhost.free_port()
         self.dir = pathlib.Path(workdir) / "prometheus"
         self.dir.mkdir()
@@ -75,6 +79,7 @@ class Prometheus:
             "    metrics_path: /metrics\n"
             "    scheme: https\n"
             f"    tls_config: {{ca_file: '{ca_file}'}}\n"
+            f"    authorization: {{type: Bearer, credentials_file: '{token_file}'}}\n"
             f"    static_configs: [{{targets: ['{target}']}}]\n")
         self.log = open(self.dir / "prometheus.log", "w")
         self.process = subprocess.Popen(
@@ -136,7 +141,21 @@ def main():
             cluster.kubectl("create", "configmap", f"scraped-{i}", "-n", ns)
             cluster.kubectl("label", "configmap", f"scraped-{i}", "-n", ns, f"qcm-e2e={ns}")
 
-        prometheus = Prometheus(args.prometheus, workdir, f"127.0.0.1:{q.port}", q.ca_file)
+        # Prometheus scrapes as a ServiceAccount bound to the shipped qcm-metrics-reader, with a
+        # token qcm has the API server review: its delegated authentication and authorization.
+        reader = next(d for d in RBAC.read_text().split("\n---\n")
+                      if "name: qcm-metrics-reader" in d)
+        subprocess.run([cluster.state["kubectl"], "--kubeconfig", cluster.kubeconfig, "apply",
+                        "-f", "-"], input=reader, text=True, check=True, capture_output=True)
+        cluster.kubectl("create", "serviceaccount", "prometheus", "-n", ns)
+        cluster.kubectl("create", "clusterrolebinding", f"{ns}-prometheus",
+                        "--clusterrole=qcm-metrics-reader", f"--serviceaccount={ns}:prometheus")
+        token_file = workdir / "prometheus.token"
+        token_file.write_text(cluster.kubectl("create", "token", "prometheus", "-n", ns).strip())
+        check(q.get("/metrics", token=token_file.read_text())[0] == 200, "the token cannot scrape")
+        check(q.get("/metrics", token="")[0] == 401, "/metrics without a token is not 401")
+        prometheus = Prometheus(args.prometheus, workdir, f"127.0.0.1:{q.port}", q.ca_file,
+                                token_file)
         target = wait("a healthy qcm target", lambda: next(
             (t for t in prometheus.api("targets")["activeTargets"]
              if t["labels"].get("job") == "qcm" and t["health"] == "up"), None), 60)
@@ -171,6 +190,7 @@ def main():
         print(f"dashboard: {len(exprs)} panels, {len(used)} metrics, all evaluated with data",
               flush=True)
         cluster.kubectl("delete", "namespace", ns, "--wait=false")
+        cluster.kubectl("delete", "clusterrolebinding", f"{ns}-prometheus")
     except Exception:
         if q:
             print(q.log()[-4000:])

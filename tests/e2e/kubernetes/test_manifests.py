@@ -67,6 +67,9 @@ EXPECTED = {
     "clusterrolebinding.rbac.authorization.k8s.io/qcm:controller-manager",
     "role.rbac.authorization.k8s.io/qcm:leader-election",
     "rolebinding.rbac.authorization.k8s.io/qcm:leader-election",
+    "clusterrolebinding.rbac.authorization.k8s.io/qcm:auth-delegator",
+    "rolebinding.rbac.authorization.k8s.io/qcm:extension-apiserver-authentication-reader",
+    "clusterrole.rbac.authorization.k8s.io/qcm-metrics-reader",
     "configmap/qcm-config",
     "deployment.apps/qcm",
 }
@@ -254,6 +257,27 @@ def write_configmap_volume(directory, text, generation):
     return key
 
 
+def metrics_reader(env, qcm, ns):
+    """qcm, on its ServiceAccount with 30-rbac.yaml's delegation, lets a scraper bound to
+    qcm-metrics-reader read /metrics and nothing else, refuses a caller without credentials,
+    and leaves the probes' paths open; it read the cluster's client CA."""
+    env.kubectl("create", "serviceaccount", "scraper", "-n", ns)
+    env.kubectl("create", "clusterrolebinding", f"{ns}-scraper", "--clusterrole=qcm-metrics-reader",
+                f"--serviceaccount={ns}:scraper")
+    token = env.kubectl("create", "token", "scraper", "-n", ns)[0].strip()
+    check(qcm.get("/metrics", token=token)[0] == 200, "the metrics reader cannot read /metrics")
+    status, body = qcm.get("/configz", token=token)
+    check(status == 403 and f'User \\"system:serviceaccount:{ns}:scraper\\" cannot get path' in body,
+          f"/configz for the metrics reader: {status} {body}")
+    check(qcm.get("/metrics", token="")[0] == 401, "/metrics without credentials is not 401")
+    for path in ("/livez", "/readyz"):
+        check(qcm.get(path, token="")[0] == 200, f"the probe's {path} is not open")
+    check(qcm.logged_at("client certificates are verified against the client CA of "
+                        "kube-system/extension-apiserver-authentication"),
+          "qcm did not read the cluster's client CA")
+    env.kubectl("delete", "clusterrolebinding", f"{ns}-scraper")
+
+
 def in_cluster(env):
     for name in ("00-namespace.yaml", "10-crd-foo.yaml", "20-serviceaccount.yaml",
                  "30-rbac.yaml", "40-configmap.yaml"):
@@ -307,6 +331,7 @@ def in_cluster(env):
     ttl_after_finished(env, qcm, ns)
     forbidden = [l for l in qcm.log().splitlines() if "forbidden" in l.lower() or " 403" in l]
     check(not forbidden, "403s with the full role:\n" + "\n".join(forbidden))
+    metrics_reader(env, qcm, ns)
 
     # controller-manager.yaml changed through the ConfigMap volume: ttl-after-finished off,
     # without a restart.

@@ -46,7 +46,12 @@ done
 grep -q "starting a local kube-apiserver" "$log" || fail "no local cluster was started"
 grep -qF "curl --cacert $work/certs/qcm.crt https://127.0.0.1:$port/readyz" "$log" \
     || fail "run.sh does not say what to curl"
-metrics="$(curl -s --cacert "$work/certs/qcm.crt" "https://127.0.0.1:$port/metrics")"
+grep -qF "curl --cacert $work/certs/qcm.crt -H \"Authorization: Bearer qcm-admin-token\" https://127.0.0.1:$port/metrics" "$log" \
+    || fail "run.sh does not say how to read /metrics"
+[[ $(curl -s --cacert "$work/certs/qcm.crt" -o /dev/null -w '%{http_code}' \
+    "https://127.0.0.1:$port/metrics") == 401 ]] || fail "/metrics without a token is not 401"
+metrics="$(curl -s --cacert "$work/certs/qcm.crt" -H "Authorization: Bearer qcm-admin-token" \
+    "https://127.0.0.1:$port/metrics")"
 for plugin in sample-controller ttl-after-finished configmap-restarter; do
     grep -q "qcm_plugin_state{plugin=\"$plugin\",state=\"running\"} 1" <<<"$metrics" \
         || fail "$plugin is not running"

@@ -29,6 +29,9 @@ private slots:
     void badValues_data();
     void badValues();
     void helpDocumentsTheFlags();
+    void authOptions();
+    void authBadValues_data();
+    void authBadValues();
     void leadershipFromTheConfiguration();
     void leadershipErrorsNameTheField_data();
     void leadershipErrorsNameTheField();
@@ -149,7 +152,7 @@ void tst_ServingOptions::badValues_data()
         << QString()
         << "cm.yaml: serving.tlsKeyFile: unknown field; the fields here are bindAddress, "
            "securePort, tlsCertFile, tlsPrivateKeyFile, tlsMinVersion, tlsCipherSuites, certDir, "
-           "insecurePlainHttp (line 2, column 3)";
+           "insecurePlainHttp, authentication, authorization (line 2, column 3)";
     QTest::newRow("TLS version flag")
         << QString() << "--tls-min-version=VersionTLS10"
         << "--tls-min-version: VersionTLS10 is not offered: TLS 1.0 and 1.1 are deprecated (RFC "
@@ -200,6 +203,90 @@ void tst_ServingOptions::helpDocumentsTheFlags()
             "--tls-cert-file <file>", "--tls-private-key-file <file>", "(default run-or-die)"})
         QVERIFY2(help.contains(QLatin1String(text)), text);
     QVERIFY(help.contains(QLatin1String("kube-controller-manager never releases. (default true)")));
+}
+
+// The delegated-auth settings: kube-controller-manager's defaults, the file's fields (paths
+// relative to the file), and the flags over them.
+void tst_ServingOptions::authOptions()
+{
+    const ServingAuthConfig d;
+    QCOMPARE(d.alwaysAllowPaths,
+        QStringList(
+            {QStringLiteral("/healthz"), QStringLiteral("/readyz"), QStringLiteral("/livez")}));
+    QCOMPARE(d.tokenCacheTtl, Duration(std::chrono::seconds(10)));
+    QCOMPARE(d.allowCacheTtl, Duration(std::chrono::seconds(10)));
+    QCOMPARE(d.denyCacheTtl, Duration(std::chrono::seconds(10)));
+    QVERIFY(d.clientCAFile.isEmpty());
+    QVERIFY(!d.skipLookup);
+
+    auto config = parseConfig(QByteArrayLiteral("serving:\n"
+                                                "  authentication:\n"
+                                                "    clientCAFile: pki/client-ca.crt\n"
+                                                "    skipLookup: true\n"
+                                                "    tokenCacheTTL: 1m\n"
+                                                "  authorization:\n"
+                                                "    alwaysAllowPaths: [/healthz, /metrics]\n"
+                                                "    allowCacheTTL: 30s\n"
+                                                "    denyCacheTTL: 2s\n"),
+        QStringLiteral("/etc/qcm/cm.yaml"));
+    QVERIFY2(config.ok(), config.ok() ? "" : qPrintable(config.error().toString()));
+    const ServingAuthConfig &a = config->servingAuth;
+    QCOMPARE(a.clientCAFile, QStringLiteral("/etc/qcm/pki/client-ca.crt"));
+    QVERIFY(a.skipLookup);
+    QCOMPARE(a.tokenCacheTtl, Duration(std::chrono::minutes(1)));
+    QCOMPARE(
+        a.alwaysAllowPaths, QStringList({QStringLiteral("/healthz"), QStringLiteral("/metrics")}));
+    QCOMPARE(a.allowCacheTtl, Duration(std::chrono::seconds(30)));
+    QCOMPARE(a.denyCacheTtl, Duration(std::chrono::seconds(2)));
+
+    const auto o = parse({QStringLiteral("--client-ca-file=/pki/ca.crt"),
+        QStringLiteral("--authentication-skip-lookup=false"),
+        QStringLiteral("--authentication-token-webhook-cache-ttl=5s"),
+        QStringLiteral("--authorization-always-allow-paths=/healthz,/livez,/debug/*"),
+        QStringLiteral("--authorization-webhook-cache-authorized-ttl=0s"),
+        QStringLiteral("--authorization-webhook-cache-unauthorized-ttl=1s")});
+    QVERIFY2(o.ok(), o.ok() ? "" : qPrintable(o.error().toString()));
+    o->applyTo(*config);
+    QCOMPARE(a.clientCAFile, QStringLiteral("/pki/ca.crt"));
+    QVERIFY(!a.skipLookup);
+    QCOMPARE(a.tokenCacheTtl, Duration(std::chrono::seconds(5)));
+    QCOMPARE(a.alwaysAllowPaths,
+        QStringList(
+            {QStringLiteral("/healthz"), QStringLiteral("/livez"), QStringLiteral("/debug/*")}));
+    QCOMPARE(a.allowCacheTtl, Duration::zero());
+    QCOMPARE(a.denyCacheTtl, Duration(std::chrono::seconds(1)));
+    // The bool flag stands alone, as pflag's.
+    const auto alone = parse({QStringLiteral("--authentication-skip-lookup")});
+    QVERIFY(alone.ok());
+    QCOMPARE(alone->authenticationSkipLookup, std::optional<bool>(true));
+}
+
+void tst_ServingOptions::authBadValues_data()
+{
+    QTest::addColumn<QString>("yaml");
+    QTest::addColumn<QString>("flag");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("path flag") << QString() << "--authorization-always-allow-paths=/healthz,metrics"
+                               << "--authorization-always-allow-paths: \"metrics\" is not a path: "
+                                  "it must start with /";
+    QTest::newRow("path field") << "serving:\n  authorization:\n    alwaysAllowPaths: [/a*b]\n"
+                                << QString()
+                                << "cm.yaml: serving.authorization.alwaysAllowPaths: \"/a*b\": * "
+                                   "may only end a path (a prefix) (line 3, column 23)";
+    QTest::newRow("ttl flag") << QString() << "--authentication-token-webhook-cache-ttl=10"
+                              << "--authentication-token-webhook-cache-ttl: missing unit in "
+                                 "duration \"10\" (durations look like 300ms, 10s, 1m30s or 2h)";
+    QTest::newRow("unknown field")
+        << "serving:\n  authentication:\n    cacheTTL: 1s\n"
+        << QString()
+        << "cm.yaml: serving.authentication.cacheTTL: unknown field; the "
+           "fields here are clientCAFile, skipLookup, tokenCacheTTL "
+           "(line 3, column 5)";
+}
+
+void tst_ServingOptions::authBadValues()
+{
+    badValues();
 }
 
 void tst_ServingOptions::leadershipFromTheConfiguration()
