@@ -171,6 +171,9 @@ def main():
             f'qcm_reconcile_total{{job="qcm",controller="{CONFIGMAPS}",result="success"}} >= 3'),
             60)
         print(f"Prometheus sees {reconciled[0]['value'][1]} successful reconciles", flush=True)
+        adds = wait("a workqueue metric in Prometheus", lambda: prometheus.query(
+            f'workqueue_adds_total{{job="qcm",name="{CONFIGMAPS}"}} >= 3'), 30)
+        check(len(adds) == 1, f"{adds}")
 
         # The dashboard: its metrics exist, and each panel shows something.
         dashboard = json.loads(pathlib.Path(args.dashboard).read_text())
