@@ -22,6 +22,7 @@
 #include "serving/hostchecks.h"
 #include "serving/processmetrics.h"
 #include "serving/server.h"
+#include "watchdog/watchdog.h"
 
 #include <qcm/cache/sharedinformerfactory.h>
 #include <qcm/client/restclient.h>
@@ -113,7 +114,9 @@ int run(const ControllerManagerConfig &config, const Options &flags, PluginHost 
                            formatDuration(config.leaderElection.renewDeadline));
     }
 
-    const HostChecks checks(plugins, manager, leadership.get());
+    Watchdog watchdog(config.stallTimeout, &registry);
+    watchdog.start();
+    const HostChecks checks(plugins, manager, leadership.get(), &watchdog);
     std::unique_ptr<DelegatedAuth> auth;
     std::unique_ptr<Server> server;
     if (config.securePort != 0) {

@@ -376,6 +376,16 @@ Result<ControllerManagerConfig> parseConfig(const QByteArray &yaml, const QStrin
             }
         }
     }
+    r.path(root, "stateDir", {}, config.stateDir);
+    if (const YAML::Node w = root["watchdog"]; w && !w.IsNull() && !r.failed()) {
+        const QString p = QStringLiteral("watchdog");
+        if (r.checkMap(w, p, configFieldsUnder(p))) {
+            r.duration(w, "stallTimeout", p, [&](Duration d) { config.stallTimeout = d; });
+            r.integer(w, "quarantineCrashLimit", p, 0, 1000,
+                [&](qint64 v) { config.quarantineCrashLimit = int(v); });
+            r.duration(w, "quarantineWindow", p, [&](Duration d) { config.quarantineWindow = d; });
+        }
+    }
     r.duration(root, "controllerShutdownTimeout", {},
         [&](Duration d) { config.controllerShutdownTimeout = d; });
     r.duration(root, "minResyncPeriod", {}, [&](Duration d) { config.minResyncPeriod = d; });

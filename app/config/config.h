@@ -107,6 +107,10 @@ struct ControllerManagerConfig
     QString certDir; // the self-signed pair's directory; empty: held in memory
     bool insecurePlainHttp = false; // serve without TLS (a warning at start)
     ServingAuthConfig servingAuth;
+    QString stateDir; // crash records (watchdog/); empty: none kept
+    Duration stallTimeout = 60s; // the watchdog's; zero: not watched
+    int quarantineCrashLimit = 3; // crashes within quarantineWindow; 0: no quarantine
+    Duration quarantineWindow = 10min;
     Duration controllerShutdownTimeout = 10s;
     Duration minResyncPeriod = 12h;
     QMap<QString, ControllerConfig> controllerConfig;

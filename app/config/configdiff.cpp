@@ -208,6 +208,11 @@ ConfigDiff diffConfigs(const ControllerManagerConfig &running, const ControllerM
     r.field("serving.tlsPrivateKeyFile", running.tlsPrivateKeyFile, next.tlsPrivateKeyFile);
     r.field("serving.certDir", running.certDir, next.certDir);
     r.field("serving.insecurePlainHttp", running.insecurePlainHttp, next.insecurePlainHttp);
+    r.field("stateDir", running.stateDir, next.stateDir);
+    r.field("watchdog.stallTimeout", running.stallTimeout, next.stallTimeout);
+    r.field(
+        "watchdog.quarantineCrashLimit", running.quarantineCrashLimit, next.quarantineCrashLimit);
+    r.field("watchdog.quarantineWindow", running.quarantineWindow, next.quarantineWindow);
     const ServingAuthConfig &ra = running.servingAuth;
     const ServingAuthConfig &na = next.servingAuth;
     r.field("serving.authentication.clientCAFile", ra.clientCAFile, na.clientCAFile);

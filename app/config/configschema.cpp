@@ -118,6 +118,20 @@ QList<ConfigField> build()
         field("serving.authorization.denyCacheTTL", "duration", "10s",
             "--authorization-webhook-cache-unauthorized-ttl", Restart,
             "How long a denied SubjectAccessReview is cached."),
+        field("stateDir", "path", "", "--state-dir", Restart,
+            "Where qcm keeps its crash records (a controller's plugin that crashed the process), "
+            "for quarantine. Empty: none are kept."),
+        field("watchdog", "map", "", "", Restart, "The plugin watchdog and crash-loop quarantine."),
+        field("watchdog.stallTimeout", "duration", "60s", "--watchdog-stall-timeout", Restart,
+            "A handler, reconcile or factory running longer is a stall: logged, "
+            "qcm_controller_stalled, /healthz/<controller>; the event loop blocked longer fails "
+            "/livez. 0s: not watched."),
+        field("watchdog.quarantineCrashLimit", "integer 0-1000", "3", "--quarantine-crash-limit",
+            Restart,
+            "A controller whose plugin code crashed qcm this many times within "
+            "quarantineWindow starts quarantined (needs stateDir). 0: never."),
+        field("watchdog.quarantineWindow", "duration", "10m", "--quarantine-window", Restart,
+            "The window of quarantineCrashLimit."),
         field("controllerShutdownTimeout", "duration", "10s", "--controller-shutdown-timeout", Yes,
             "On SIGTERM or SIGINT, how long the controllers get to drain their queues, in "
             "total."),

@@ -169,6 +169,24 @@ QList<FlagHelp> flags()
             QStringLiteral("The duration to cache 'unauthorized' responses from the webhook "
                            "authorizer.")
                 + dflt(formatDuration(d.servingAuth.denyCacheTtl))},
+        {{QStringLiteral("state-dir")}, QStringLiteral("dir"),
+            QStringLiteral("The directory where qcm keeps its crash records: which controller's "
+                           "plugin code was running when the process died of a fatal signal. "
+                           "Empty: none are kept, and nothing is quarantined.")},
+        {{QStringLiteral("watchdog-stall-timeout")}, QStringLiteral("duration"),
+            QStringLiteral("How long a controller's handler, reconcile or factory, or the event "
+                           "loop, may make no progress before the watchdog reports it. 0s: no "
+                           "watchdog.")
+                + dflt(formatDuration(d.stallTimeout))},
+        {{QStringLiteral("quarantine-crash-limit")}, QStringLiteral("n"),
+            QStringLiteral("A controller that crashed qcm this many times within "
+                           "--quarantine-window starts quarantined (not run) until its crash "
+                           "records are removed or the limit is raised. 0: no quarantine.")
+                + dflt(QString::number(d.quarantineCrashLimit))},
+        {{QStringLiteral("quarantine-window")}, QStringLiteral("duration"),
+            QStringLiteral("The window in which --quarantine-crash-limit crashes quarantine a "
+                           "controller.")
+                + dflt(formatDuration(d.quarantineWindow))},
         {{QStringLiteral("controller-shutdown-timeout")}, QStringLiteral("duration"),
             QStringLiteral("How long to wait, on SIGTERM or SIGINT, for the controllers to "
                            "finish the work in their queues before exiting.")
@@ -341,6 +359,10 @@ Result<Options> parseOptions(const QStringList &arguments)
         = duration("authorization-webhook-cache-authorized-ttl");
     o.authorizationWebhookCacheUnauthorizedTtl
         = duration("authorization-webhook-cache-unauthorized-ttl");
+    o.stateDir = value("state-dir");
+    o.stallTimeout = duration("watchdog-stall-timeout");
+    o.quarantineCrashLimit = integer("quarantine-crash-limit", 0, 1000);
+    o.quarantineWindow = duration("quarantine-window");
     o.controllerShutdownTimeout = duration("controller-shutdown-timeout");
     o.minResyncPeriod = duration("min-resync-period");
     if (error)
@@ -388,6 +410,10 @@ void Options::applyTo(ControllerManagerConfig &config) const
     set(config.servingAuth.alwaysAllowPaths, authorizationAlwaysAllowPaths);
     set(config.servingAuth.allowCacheTtl, authorizationWebhookCacheAuthorizedTtl);
     set(config.servingAuth.denyCacheTtl, authorizationWebhookCacheUnauthorizedTtl);
+    set(config.stateDir, stateDir);
+    set(config.stallTimeout, stallTimeout);
+    set(config.quarantineCrashLimit, quarantineCrashLimit);
+    set(config.quarantineWindow, quarantineWindow);
     set(config.controllerShutdownTimeout, controllerShutdownTimeout);
     set(config.minResyncPeriod, minResyncPeriod);
 }

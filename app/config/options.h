@@ -54,6 +54,10 @@ struct Options
     std::optional<QStringList> authorizationAlwaysAllowPaths;
     std::optional<Duration> authorizationWebhookCacheAuthorizedTtl;
     std::optional<Duration> authorizationWebhookCacheUnauthorizedTtl;
+    std::optional<QString> stateDir;
+    std::optional<Duration> stallTimeout;
+    std::optional<int> quarantineCrashLimit;
+    std::optional<Duration> quarantineWindow;
     std::optional<Duration> controllerShutdownTimeout;
     std::optional<Duration> minResyncPeriod;
 

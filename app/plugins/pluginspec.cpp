@@ -3,6 +3,7 @@
 
 #include "logging.h"
 
+#include <qcm/detail/activitytracker.h>
 #include <qcm/detail/exceptiontext.h>
 #include <qcm/plugin.h>
 
@@ -170,6 +171,8 @@ bool PluginSpec::configure(const ControllerContext &context)
         return refuse("configure");
     m_controller.reset();
     try {
+        const detail::ActivityTracker::Scope scope(
+            m_name, detail::ActivityTracker::Kind::Create, {});
         m_controller = m_plugin->create(context);
     } catch (...) {
         fail(PluginError::Kind::FactoryFailed,

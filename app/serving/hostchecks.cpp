@@ -4,6 +4,7 @@
 #include "controllers/controllermanager.h"
 #include "leadership/leadership.h"
 #include "plugins/pluginhost.h"
+#include "watchdog/watchdog.h"
 
 namespace qcm::host {
 
@@ -68,9 +69,9 @@ QList<HealthCheck> perController(const PluginHost &plugins, Check check)
 
 } // namespace
 
-HostChecks::HostChecks(
-    const PluginHost &plugins, const ControllerManager &manager, const Leadership *leadership)
-    : m_plugins(plugins), m_manager(manager), m_leadership(leadership)
+HostChecks::HostChecks(const PluginHost &plugins, const ControllerManager &manager,
+    const Leadership *leadership, const Watchdog *watchdog)
+    : m_plugins(plugins), m_manager(manager), m_leadership(leadership), m_watchdog(watchdog)
 { }
 
 QList<HealthCheck> HostChecks::leaderElection() const
@@ -83,12 +84,20 @@ QList<HealthCheck> HostChecks::leaderElection() const
 
 QList<HealthCheck> HostChecks::livez() const
 {
-    return QList<HealthCheck> {pingCheck()} + leaderElection();
+    QList<HealthCheck> checks = QList<HealthCheck> {pingCheck()} + leaderElection();
+    if (m_watchdog && m_watchdog->stallTimeout() > Duration::zero())
+        checks << m_watchdog->eventLoopCheck();
+    return checks;
 }
 
 QList<HealthCheck> HostChecks::healthz() const
 {
-    return livez() + perController(m_plugins, failedPlugin);
+    const Watchdog *watchdog = m_watchdog;
+    return livez() + perController(m_plugins, [watchdog](const PluginSpec &p) -> Failure {
+        if (Failure failed = failedPlugin(p))
+            return failed;
+        return watchdog ? watchdog->controllerStall(p.name()) : std::nullopt;
+    });
 }
 
 QList<HealthCheck> HostChecks::readyz() const

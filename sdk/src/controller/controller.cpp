@@ -2,6 +2,7 @@
 #include <qcm/controller.h>
 
 #include <qcm/cache/keys.h>
+#include <qcm/detail/activitytracker.h>
 #include <qcm/detail/exceptiontext.h>
 #include <qcm/metrics/registry.h>
 #include <qcm/workqueue/prometheusmetrics.h>
@@ -264,6 +265,8 @@ void Controller::Private::processItem(const QString &key)
     const auto began = std::chrono::steady_clock::now();
     ReconcileResult result = ReconcileResult::done();
     try {
+        const detail::ActivityTracker::Scope scope(
+            name, detail::ActivityTracker::Kind::Reconcile, key);
         result = q->reconcile(key);
     } catch (...) {
         const QString what = detail::exceptionText(std::current_exception());
@@ -413,6 +416,8 @@ template<typename F>
 void Controller::Private::guard(const char *event, F &&handler)
 {
     try {
+        const detail::ActivityTracker::Scope scope(
+            name, detail::ActivityTracker::Kind::Handler, QLatin1String(event));
         handler();
     } catch (...) {
         handlerExceptions.increment();
