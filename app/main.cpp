@@ -22,6 +22,8 @@
 #include "serving/hostchecks.h"
 #include "serving/processmetrics.h"
 #include "serving/server.h"
+#include "watchdog/crashrecorder.h"
+#include "watchdog/crashrecords.h"
 #include "watchdog/watchdog.h"
 
 #include <qcm/cache/sharedinformerfactory.h>
@@ -32,6 +34,7 @@
 #include <qcm/version.h>
 
 #include <QtCore/QCoreApplication>
+#include <QtCore/QDateTime>
 #include <QtCore/QLoggingCategory>
 
 #include <cstdio>
@@ -80,6 +83,9 @@ int run(const ControllerManagerConfig &config, const Options &flags, PluginHost 
     qCInfo(lcHost).noquote() << QStringLiteral("API server %1 (%2)")
                                     .arg(restConfig->server.toString(), restConfig->source);
 
+    if (!config.stateDir.isEmpty())
+        if (const std::optional<Error> error = CrashRecorder::install(config.stateDir))
+            return failWith(*error);
     SignalWatcher signalWatcher;
     client::RestClient restClient(*restConfig);
     // One EventBroadcaster for the host, as kube-controller-manager's Run starts its own:
@@ -89,6 +95,22 @@ int run(const ControllerManagerConfig &config, const Options &flags, PluginHost 
     record::EventBroadcaster events;
     events.startStructuredLogging(&lcEvents());
     events.startRecordingToSink(std::make_shared<record::RestEventSink>(&restClient));
+    // A quarantine is an Event about the host's Lease, where an operator looks for the host.
+    QMap<QString, QString> quarantined;
+    for (const auto &plugin : plugins.plugins())
+        if (plugin->state() == PluginState::Quarantined)
+            quarantined.insert(plugin->name(), plugin->error().message);
+    if (!quarantined.isEmpty()) {
+        record::ObjectReference lease;
+        lease.kind = QStringLiteral("Lease");
+        lease.apiVersion = QStringLiteral("coordination.k8s.io/v1");
+        lease.namespaceName = config.leaderElection.resourceNamespace;
+        lease.name = config.leaderElection.resourceName;
+        const auto recorder = events.newRecorder({HostEventComponent, {}});
+        for (auto it = quarantined.cbegin(); it != quarantined.cend(); ++it)
+            recorder->event(lease, record::EventTypeWarning, QStringLiteral("Quarantined"),
+                QStringLiteral("controller %1 is quarantined: %2").arg(it.key(), it.value()));
+    }
     metrics::Registry registry;
     registry.registerCollectable(std::make_shared<ProcessMetrics>());
     registry.registerCollectable(std::make_shared<PluginStateMetrics>(plugins));
@@ -131,7 +153,9 @@ int run(const ControllerManagerConfig &config, const Options &flags, PluginHost 
             {QStringLiteral("livez"), [&checks] { return checks.livez(); }},
             {QStringLiteral("readyz"), [&checks] { return checks.readyz(); }},
             &registry,
-            [&manager, secrets] { return configzJson(manager.config(), secrets); },
+            [&manager, secrets, quarantined] {
+                return configzJson(manager.config(), secrets, quarantined);
+            },
         });
         server->setDelegatedAuth(auth->authenticator(), auth->authorizer());
         if (const std::optional<Error> error
@@ -241,6 +265,18 @@ int main(int argc, char *argv[])
     plugins.discover(config.pluginDirs);
     if (const std::optional<Error> error = plugins.select(config))
         return failWith(*error);
+    // The controllers whose plugin code crashed qcm too often start quarantined
+    // (watchdog/crashrecords.h); the others run.
+    if (!config.stateDir.isEmpty()) {
+        const QString records = CrashRecorder::recordsDir(config.stateDir);
+        const QMap<QString, QString> quarantined
+            = quarantinedControllers(readCrashRecords(records), config.quarantineCrashLimit,
+                config.quarantineWindow, QDateTime::currentSecsSinceEpoch(), records);
+        for (const auto &plugin : plugins.plugins())
+            if (plugin->isEnabled() && plugin->state() == PluginState::Discovered
+                && quarantined.contains(plugin->name()))
+                plugin->quarantine(quarantined.value(plugin->name()));
+    }
 
     if (options->action == Options::Action::ListPlugins) {
         // Loading the enabled plugins checks that every symbol they need resolves.

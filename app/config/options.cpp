@@ -257,9 +257,35 @@ QList<FlagHelp> flagTable()
 
 QString helpText()
 {
-    QCommandLineParser parser;
-    addOptions(parser);
-    return parser.helpText();
+    // One flag per line and its description below, wrapped at word boundaries, as pflag lays
+    // out kube-controller-manager's: QCommandLineParser's two columns leave too little room
+    // beside flags as long as --authorization-webhook-cache-unauthorized-ttl.
+    constexpr int Width = 80;
+    const QString indent(6, QLatin1Char(' '));
+    QString out = QStringLiteral("Usage: qcm [options]\n"
+                                 "qcm, a Kubernetes controller manager that runs controller "
+                                 "plugins.\n\nOptions:\n");
+    for (const FlagHelp &flag : flagTable()) {
+        QStringList names;
+        for (const QString &n : flag.names)
+            names << (n.size() == 1 ? QStringLiteral("-") : QStringLiteral("--")) + n;
+        out += QStringLiteral("  ") + names.join(QStringLiteral(", "));
+        if (!flag.valueName.isEmpty())
+            out += QStringLiteral(" <%1>").arg(flag.valueName);
+        out += QLatin1Char('\n');
+        QString line = indent;
+        for (const QString &word : flag.description.split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
+            if (line.size() > indent.size() && line.size() + 1 + word.size() > Width) {
+                out += line + QLatin1Char('\n');
+                line = indent;
+            }
+            if (line.size() > indent.size())
+                line += QLatin1Char(' ');
+            line += word;
+        }
+        out += line + QLatin1Char('\n');
+    }
+    return out;
 }
 
 Result<Options> parseOptions(const QStringList &arguments)

@@ -36,6 +36,8 @@ QString PluginError::kindName(Kind kind)
         return QStringLiteral("illegal-transition");
     case Kind::Untrusted:
         return QStringLiteral("untrusted");
+    case Kind::Quarantined:
+        return QStringLiteral("quarantined");
     }
     return QStringLiteral("unknown");
 }

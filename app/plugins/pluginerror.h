@@ -28,6 +28,7 @@ struct PluginError
         StopTimedOut, // workers were still busy when the shutdown timeout passed
         IllegalTransition, // the host asked for a transition its state does not allow
         Untrusted, // the file or a directory above it may be written by others (plugintrust.h)
+        Quarantined, // its code crashed the host too often (watchdog/crashrecords.h)
     };
 
     Kind kind = Kind::None;

@@ -75,6 +75,16 @@ void PluginSpec::fail(PluginError::Kind kind, const QString &message)
     transition(PluginState::Failed);
 }
 
+bool PluginSpec::quarantine(const QString &reason)
+{
+    if (!isTransitionAllowed(m_state, PluginState::Quarantined))
+        return refuse("quarantine");
+    m_error = PluginError {PluginError::Kind::Quarantined, reason};
+    qCWarning(lcPlugin).noquote()
+        << QStringLiteral("%1 (%2) is quarantined: %3").arg(m_name, m_filePath, reason);
+    return transition(PluginState::Quarantined);
+}
+
 bool PluginSpec::read(PluginTrust trust)
 {
     if (m_state != PluginState::Discovered || m_loader)

@@ -87,6 +87,8 @@ public:
     bool unload();
     // Marks the plugin failed from outside (a duplicate name); allowed where Failed is.
     void fail(PluginError::Kind kind, const QString &message);
+    // Quarantines a plugin not loaded yet (Discovered): none of its code will run.
+    bool quarantine(const QString &reason);
 
 signals:
     void stateChanged(qcm::host::PluginState state);

@@ -8,7 +8,7 @@ bool isTransitionAllowed(PluginState from, PluginState to)
     using S = PluginState;
     switch (from) {
     case S::Discovered:
-        return to == S::Loaded || to == S::Failed;
+        return to == S::Loaded || to == S::Failed || to == S::Quarantined;
     case S::Loaded:
         return to == S::Configured || to == S::Failed || to == S::Unloaded;
     case S::Configured:
@@ -21,6 +21,8 @@ bool isTransitionAllowed(PluginState from, PluginState to)
         return to == S::Loaded;
     case S::Failed:
         return to == S::Unloaded;
+    case S::Quarantined:
+        return false;
     }
     return false;
 }
@@ -42,6 +44,8 @@ QString stateName(PluginState state)
         return QStringLiteral("unloaded");
     case PluginState::Failed:
         return QStringLiteral("failed");
+    case PluginState::Quarantined:
+        return QStringLiteral("quarantined");
     }
     return QStringLiteral("unknown");
 }

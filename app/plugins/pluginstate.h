@@ -10,8 +10,10 @@
 //   Stopped     the Controller stopped and drained its queue
 //   Unloaded    the Controller was destroyed and the library unloaded
 //   Failed      refused or broken, with a PluginError saying why
+//   Quarantined its code crashed the host too often (watchdog/crashrecords.h): not loaded,
+//               with a PluginError of kind quarantined saying why; lifted at the next start
 //
-//   Discovered -> Loaded | Failed
+//   Discovered -> Loaded | Failed | Quarantined
 //   Loaded     -> Configured | Failed | Unloaded
 //   Configured -> Running | Failed | Unloaded
 //   Running    -> Stopped | Failed
@@ -26,7 +28,16 @@
 
 namespace qcm::host {
 
-enum class PluginState { Discovered, Loaded, Configured, Running, Stopped, Unloaded, Failed };
+enum class PluginState {
+    Discovered,
+    Loaded,
+    Configured,
+    Running,
+    Stopped,
+    Unloaded,
+    Failed,
+    Quarantined
+};
 
 bool isTransitionAllowed(PluginState from, PluginState to);
 // "discovered", "loaded", ...

@@ -11,7 +11,7 @@ namespace {
 
 constexpr PluginState AllStates[]
     = {PluginState::Discovered, PluginState::Loaded, PluginState::Configured, PluginState::Running,
-        PluginState::Stopped, PluginState::Unloaded, PluginState::Failed};
+        PluginState::Stopped, PluginState::Unloaded, PluginState::Failed, PluginState::Quarantined};
 
 } // namespace
 

@@ -38,6 +38,8 @@ ReloadStep nextStep(const PluginView &p)
         return ReloadStep::None;
     case S::Configured: // only ever between two steps of one start
         return ReloadStep::None;
+    case S::Quarantined: // until the next start (watchdog/crashrecords.h)
+        return ReloadStep::None;
     }
     return ReloadStep::None;
 }

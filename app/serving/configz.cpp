@@ -131,7 +131,8 @@ QStringList secretsOf(const client::RestConfig &rest)
     return secrets;
 }
 
-QJsonObject configzJson(const ControllerManagerConfig &config, const QStringList &secrets)
+QJsonObject configzJson(const ControllerManagerConfig &config, const QStringList &secrets,
+    const QMap<QString, QString> &quarantined)
 {
     const LeaderElectionConfig &le = config.leaderElection;
     QJsonObject controllerConfig;
@@ -202,7 +203,14 @@ QJsonObject configzJson(const ControllerManagerConfig &config, const QStringList
         {QStringLiteral("minResyncPeriod"), formatDuration(config.minResyncPeriod)},
         {QStringLiteral("controllerConfig"), controllerConfig},
     };
-    return QJsonObject {{QStringLiteral("controllermanager.qcm.io"), body}};
+    QJsonObject out {{QStringLiteral("controllermanager.qcm.io"), body}};
+    if (!quarantined.isEmpty()) {
+        QJsonObject q;
+        for (auto it = quarantined.cbegin(); it != quarantined.cend(); ++it)
+            q.insert(it.key(), scrub(it.value(), secrets));
+        out.insert(QStringLiteral("quarantined"), q);
+    }
+    return out;
 }
 
 } // namespace qcm::host

@@ -28,7 +28,10 @@ namespace qcm::host {
 
 inline constexpr char Redacted[] = "[redacted]";
 
-QJsonObject configzJson(const ControllerManagerConfig &config, const QStringList &secrets = {});
+// `quarantined`: the controllers quarantined this run, with the reason (watchdog/
+// crashrecords.h), shown as "quarantined" beside the configuration's fields.
+QJsonObject configzJson(const ControllerManagerConfig &config, const QStringList &secrets = {},
+    const QMap<QString, QString> &quarantined = {});
 
 // The credentials of `rest` that must never be shown: bearer token, password, client key
 // and certificate (PEM and each of its base64 lines), and the exec plugin's environment values.

@@ -16,6 +16,8 @@ Failure failedPlugin(const PluginSpec &plugin)
 {
     if (plugin.state() == PluginState::Failed)
         return QStringLiteral("failed: %1").arg(plugin.error().message);
+    if (plugin.state() == PluginState::Quarantined)
+        return QStringLiteral("quarantined: %1").arg(plugin.error().message);
     return std::nullopt;
 }
 

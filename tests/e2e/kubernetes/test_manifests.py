@@ -192,8 +192,13 @@ def dry_run(env):
     requests = container["resources"]["requests"]
     check("cpu" in requests and "memory" in requests, f"resource requests {requests}")
     mount = next(m for m in container["volumeMounts"] if m["name"] == "config")
-    check(container["args"] == [f"--config={mount['mountPath']}/controller-manager.yaml"],
-          f"args {container['args']} do not name the mounted configuration")
+    state = next(m for m in container["volumeMounts"] if m["name"] == "state")
+    check(container["args"] == [f"--config={mount['mountPath']}/controller-manager.yaml",
+                                f"--state-dir={state['mountPath']}"],
+          f"args {container['args']} do not name the mounted configuration and state")
+    volume = next(v for v in pod["volumes"] if v["name"] == "state")
+    check("emptyDir" in volume, f"the state volume {volume} is not an emptyDir (it must outlive "
+          "a container restart, for the quarantine)")
 
     # The Deployment runs the image packaging/Containerfile builds, as that image runs: its
     # tag, its entry point, its user, its port.

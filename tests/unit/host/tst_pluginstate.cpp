@@ -24,13 +24,14 @@ private slots:
     void wholeLife();
     void outOfOrderStepsAreRefused();
     void failFromOutside();
+    void quarantine();
 };
 
 namespace {
 
 using S = PluginState;
-const QList<S> AllStates {
-    S::Discovered, S::Loaded, S::Configured, S::Running, S::Stopped, S::Unloaded, S::Failed};
+const QList<S> AllStates {S::Discovered, S::Loaded, S::Configured, S::Running, S::Stopped,
+    S::Unloaded, S::Failed, S::Quarantined};
 
 QString fixture(const char *name)
 {
@@ -45,10 +46,11 @@ void tst_PluginState::table_data()
     QTest::addColumn<PluginState>("to");
     QTest::addColumn<bool>("allowed");
     const std::set<std::pair<S, S>> allowed {{S::Discovered, S::Loaded}, {S::Discovered, S::Failed},
-        {S::Loaded, S::Configured}, {S::Loaded, S::Failed}, {S::Loaded, S::Unloaded},
-        {S::Configured, S::Running}, {S::Configured, S::Failed}, {S::Configured, S::Unloaded},
-        {S::Running, S::Stopped}, {S::Running, S::Failed}, {S::Stopped, S::Configured},
-        {S::Stopped, S::Unloaded}, {S::Unloaded, S::Loaded}, {S::Failed, S::Unloaded}};
+        {S::Discovered, S::Quarantined}, {S::Loaded, S::Configured}, {S::Loaded, S::Failed},
+        {S::Loaded, S::Unloaded}, {S::Configured, S::Running}, {S::Configured, S::Failed},
+        {S::Configured, S::Unloaded}, {S::Running, S::Stopped}, {S::Running, S::Failed},
+        {S::Stopped, S::Configured}, {S::Stopped, S::Unloaded}, {S::Unloaded, S::Loaded},
+        {S::Failed, S::Unloaded}};
     for (S from : AllStates)
         for (S to : AllStates)
             QTest::addRow("%s -> %s", qPrintable(stateName(from)), qPrintable(stateName(to)))
@@ -71,7 +73,7 @@ void tst_PluginState::names()
     QCOMPARE(names,
         (QStringList {QStringLiteral("discovered"), QStringLiteral("loaded"),
             QStringLiteral("configured"), QStringLiteral("running"), QStringLiteral("stopped"),
-            QStringLiteral("unloaded"), QStringLiteral("failed")}));
+            QStringLiteral("unloaded"), QStringLiteral("failed"), QStringLiteral("quarantined")}));
 }
 
 void tst_PluginState::wholeLife()
@@ -145,6 +147,28 @@ void tst_PluginState::failFromOutside()
     QVERIFY(!spec.load()); // Failed -> Loaded is not a move
     QCOMPARE(spec.state(), S::Failed);
     QCOMPARE(spec.error().kind, PluginError::Kind::DuplicateName); // the reason stays
+}
+
+// A quarantined plugin is never loaded, and keeps its reason; only a plugin not loaded yet
+// can be quarantined.
+void tst_PluginState::quarantine()
+{
+    PluginSpec spec(fixture("fixture-optional"));
+    QVERIFY(spec.read());
+    QVERIFY(spec.quarantine(QStringLiteral("crashed 3 times")));
+    QCOMPARE(spec.state(), S::Quarantined);
+    QCOMPARE(spec.error().kind, PluginError::Kind::Quarantined);
+    QCOMPARE(spec.error().message, QStringLiteral("crashed 3 times"));
+    QVERIFY(!spec.load());
+    QCOMPARE(spec.state(), S::Quarantined);
+    QVERIFY(!spec.isLibraryLoaded());
+
+    PluginSpec loaded(fixture("fixture-optional"));
+    QVERIFY(loaded.read());
+    QVERIFY(loaded.load());
+    QVERIFY(!loaded.quarantine(QStringLiteral("too late")));
+    QCOMPARE(loaded.state(), S::Loaded);
+    QVERIFY(loaded.unload());
 }
 
 QTEST_GUILESS_MAIN(tst_PluginState)

@@ -246,13 +246,14 @@ void tst_Server::metricsPassPromtool()
             "qcm_plugin_state{plugin=\"fixture-configmaps\",state=\"discovered\"} 1",
             "qcm_plugin_state{plugin=\"fixture-configmaps\",state=\"running\"} 0",
             "qcm_plugin_state{plugin=\"fixture-optional\",state=\"failed\"} 0",
+            "qcm_plugin_state{plugin=\"fixture-optional\",state=\"quarantined\"} 0",
             "qcm_test_requests_total{code=\"200\"} 3"}) {
         QVERIFY2(text.contains(QLatin1String(line)), line);
     }
-    // 7 states for each of the 2 plugins.
+    // 8 states for each of the 2 plugins.
     QCOMPARE(text.count(QRegularExpression(
                  QStringLiteral("^qcm_plugin_state\\{"), QRegularExpression::MultilineOption)),
-        14);
+        16);
 
     const QString promtool = QStringLiteral(QCM_PROMTOOL);
     QVERIFY2(!promtool.isEmpty(), "promtool is not installed (scripts/setup.sh installs it)");
