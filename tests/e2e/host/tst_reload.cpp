@@ -51,7 +51,7 @@ quint16 freePort()
 
 // An HTTP/1.0 GET over HTTPS on 127.0.0.1, as the fixture's admin (a bearer token of group
 // system:masters, which qcm's delegated authorization always allows); the body, or empty.
-// qcm's certificate is its own self-signed one: not verified here (tst_selfsignedcert does).
+// qcm's certificate is its own self-signed one: not verified here (tst_servingcert does).
 QByteArray httpGet(quint16 port, const QByteArray &path)
 {
     QSslSocket socket;

@@ -132,7 +132,7 @@ void tst_Server::initTestCase()
     };
     m_config.controllerConfig.insert(QStringLiteral("fixture-configmaps"), entry);
 
-    // The paths' contents over plain HTTP; TLS itself below and in tst_selfsignedcert.
+    // The paths' contents over plain HTTP; TLS itself below and in tst_servingcert.
     m_server = makeServer();
     Server::Options plain;
     plain.bindAddress = QStringLiteral("127.0.0.1");

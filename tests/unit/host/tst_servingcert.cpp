@@ -22,7 +22,7 @@ using namespace qcm;
 using namespace qcm::host;
 using namespace qcm::host::testing;
 
-class tst_SelfSignedCert : public QObject
+class tst_ServingCert : public QObject
 {
     Q_OBJECT
 
@@ -55,7 +55,7 @@ QByteArray readAll(const QString &path)
 
 } // namespace
 
-std::unique_ptr<Server> tst_SelfSignedCert::makeServer()
+std::unique_ptr<Server> tst_ServingCert::makeServer()
 {
     return std::make_unique<Server>(Server::Endpoints {
         {QStringLiteral("healthz"), [] { return QList<HealthCheck> {pingCheck()}; }},
@@ -66,7 +66,7 @@ std::unique_ptr<Server> tst_SelfSignedCert::makeServer()
     });
 }
 
-void tst_SelfSignedCert::generatedCertificate()
+void tst_ServingCert::generatedCertificate()
 {
     const Result<PemPair> pair = generateServingCertificate();
     QVERIFY2(pair, pair ? "" : qPrintable(pair.error().toString()));
@@ -96,7 +96,7 @@ void tst_SelfSignedCert::generatedCertificate()
     QVERIFY(QSslCertificate(other->certificate).serialNumber() != cert.serialNumber());
 }
 
-void tst_SelfSignedCert::certDirMadeOnceThenReused()
+void tst_ServingCert::certDirMadeOnceThenReused()
 {
     QTemporaryDir root;
     const QString dir = root.filePath(QStringLiteral("certs/serving"));
@@ -120,7 +120,7 @@ void tst_SelfSignedCert::certDirMadeOnceThenReused()
     QCOMPARE(readAll(second->keyFile), key);
 }
 
-void tst_SelfSignedCert::certDirWithHalfAPair()
+void tst_ServingCert::certDirWithHalfAPair()
 {
     QTemporaryDir dir;
     QVERIFY(ensureServingCertificateIn(dir.path()));
@@ -135,7 +135,7 @@ void tst_SelfSignedCert::certDirWithHalfAPair()
     QVERIFY(!QFileInfo::exists(dir.filePath(QStringLiteral("qcm.key"))));
 }
 
-void tst_SelfSignedCert::servesHttpsByDefaultFromMemory()
+void tst_ServingCert::servesHttpsByDefaultFromMemory()
 {
     auto server = makeServer();
     Server::Options options;
@@ -159,7 +159,7 @@ void tst_SelfSignedCert::servesHttpsByDefaultFromMemory()
     QVERIFY(handshake(again->port(), QSsl::TlsV1_2OrLater).certificate != h.certificate);
 }
 
-void tst_SelfSignedCert::servesTheCertDirPair()
+void tst_ServingCert::servesTheCertDirPair()
 {
     QTemporaryDir dir;
     Server::Options options;
@@ -191,7 +191,7 @@ void tst_SelfSignedCert::servesTheCertDirPair()
         QSslCertificate::fromPath(options.tlsCertFile).value(0));
 }
 
-void tst_SelfSignedCert::plainHttpOnlyWhenAsked()
+void tst_ServingCert::plainHttpOnlyWhenAsked()
 {
     QNetworkAccessManager nam;
     Server::Options options;
@@ -223,5 +223,5 @@ void tst_SelfSignedCert::plainHttpOnlyWhenAsked()
                        "--tls-private-key-file"));
 }
 
-QTEST_GUILESS_MAIN(tst_SelfSignedCert)
-#include "tst_selfsignedcert.moc"
+QTEST_GUILESS_MAIN(tst_ServingCert)
+#include "tst_servingcert.moc"

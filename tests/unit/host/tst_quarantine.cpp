@@ -17,7 +17,7 @@ using namespace qcm;
 using namespace qcm::host;
 using namespace std::chrono_literals;
 
-class tst_CrashRecords : public QObject
+class tst_Quarantine : public QObject
 {
     Q_OBJECT
 
@@ -31,14 +31,14 @@ private:
     void write(const QString &dir, const QString &name, const QByteArray &body);
 };
 
-void tst_CrashRecords::write(const QString &dir, const QString &name, const QByteArray &body)
+void tst_Quarantine::write(const QString &dir, const QString &name, const QByteArray &body)
 {
     QFile f(dir + QLatin1Char('/') + name);
     QVERIFY(f.open(QIODevice::WriteOnly));
     f.write(body);
 }
 
-void tst_CrashRecords::readsRecords()
+void tst_Quarantine::readsRecords()
 {
     QTemporaryDir dir;
     write(dir.path(), QStringLiteral("web.1795700000.42"),
@@ -63,7 +63,7 @@ void tst_CrashRecords::readsRecords()
     QVERIFY(readCrashRecords(dir.path() + QStringLiteral("/none")).isEmpty());
 }
 
-void tst_CrashRecords::quarantineAtTheLimitWithinTheWindow()
+void tst_Quarantine::quarantineAtTheLimitWithinTheWindow()
 {
     const qint64 now = 1795700000;
     const QList<CrashRecord> records {
@@ -88,14 +88,14 @@ void tst_CrashRecords::quarantineAtTheLimitWithinTheWindow()
     QVERIFY(quarantinedControllers(records, 4, 20min, now, {}).isEmpty());
 }
 
-void tst_CrashRecords::limitZeroQuarantinesNothing()
+void tst_Quarantine::limitZeroQuarantinesNothing()
 {
     const QList<CrashRecord> records(10, CrashRecord {QStringLiteral("web"), 100, 11, {}});
     QVERIFY(quarantinedControllers(records, 0, 10min, 100, {}).isEmpty());
     QCOMPARE(quarantinedControllers(records, 1, 10min, 100, {}).size(), 1);
 }
 
-void tst_CrashRecords::installMakesThePrivateDirectory()
+void tst_Quarantine::installMakesThePrivateDirectory()
 {
     QTemporaryDir state;
     const QString dir = CrashRecorder::recordsDir(state.filePath(QStringLiteral("qcm")));
@@ -112,5 +112,5 @@ void tst_CrashRecords::installMakesThePrivateDirectory()
         e->toString(), QStringLiteral("/proc/qcm-state/crashes: --state-dir: cannot be created"));
 }
 
-QTEST_GUILESS_MAIN(tst_CrashRecords)
-#include "tst_crashrecords.moc"
+QTEST_GUILESS_MAIN(tst_Quarantine)
+#include "tst_quarantine.moc"
