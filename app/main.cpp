@@ -252,6 +252,11 @@ int main(int argc, char *argv[])
     }
 
     ControllerManagerConfig config;
+    if (options->maxConfigBytes) { // the one limit the file cannot set: its own
+        detail::InputLimits limits = detail::inputLimits();
+        limits.configBytes = *options->maxConfigBytes;
+        detail::setInputLimits(limits);
+    }
     if (!options->configFile.isEmpty()) {
         Result<ControllerManagerConfig> loaded = loadConfig(options->configFile);
         if (!loaded)
@@ -259,6 +264,7 @@ int main(int argc, char *argv[])
         config = *loaded;
     }
     options->applyTo(config);
+    detail::setInputLimits(config.limits); // before the kubeconfig or any plugin is read
 
     PluginHost plugins;
     plugins.setTrust(config.pluginTrust);

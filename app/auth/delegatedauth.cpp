@@ -46,8 +46,9 @@ Result<std::unique_ptr<DelegatedAuth>> DelegatedAuth::create(
         if (!file.open(QIODevice::ReadOnly))
             return Error {config.clientCAFile, flag,
                 QStringLiteral("cannot be read: %1").arg(file.errorString())};
-        const Result<QByteArray> pem = detail::readAtMost(
-            file, detail::MaxCertificateFileBytes, QStringLiteral("the client CA bundle"));
+        const Result<QByteArray> pem
+            = detail::readAtMost(file, detail::inputLimits().certificateBytes,
+                QStringLiteral("the client CA bundle"), QStringLiteral("limits.certificateBytes"));
         if (!pem)
             return Error {config.clientCAFile, flag, pem.error().reason};
         if (std::optional<Error> e

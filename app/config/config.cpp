@@ -376,6 +376,24 @@ Result<ControllerManagerConfig> parseConfig(const QByteArray &yaml, const QStrin
             }
         }
     }
+    if (const YAML::Node l = root["limits"]; l && !l.IsNull() && !r.failed()) {
+        const QString p = QStringLiteral("limits");
+        detail::InputLimits &limits = config.limits;
+        if (r.checkMap(l, p, configFieldsUnder(p))) {
+            constexpr qint64 Max = qint64(1) << 40;
+            r.integer(
+                l, "kubeconfigBytes", p, 1024, Max, [&](qint64 v) { limits.kubeconfigBytes = v; });
+            r.integer(
+                l, "tokenFileBytes", p, 64, Max, [&](qint64 v) { limits.tokenFileBytes = v; });
+            r.integer(l, "certificateBytes", p, 1024, Max,
+                [&](qint64 v) { limits.certificateBytes = v; });
+            r.integer(l, "execCredentialBytes", p, 1024, Max,
+                [&](qint64 v) { limits.execCredentialBytes = v; });
+            r.integer(l, "pluginMetadataBytes", p, 1024, Max,
+                [&](qint64 v) { limits.pluginMetadataBytes = v; });
+            r.integer(l, "jsonDepth", p, 16, 100000, [&](qint64 v) { limits.jsonDepth = int(v); });
+        }
+    }
     r.path(root, "stateDir", {}, config.stateDir);
     if (const YAML::Node w = root["watchdog"]; w && !w.IsNull() && !r.failed()) {
         const QString p = QStringLiteral("watchdog");
@@ -403,8 +421,8 @@ Result<ControllerManagerConfig> loadConfig(const QString &file)
     if (!f.open(QIODevice::ReadOnly))
         return Error {
             file, {}, QStringLiteral("cannot read the configuration: %1").arg(f.errorString())};
-    const Result<QByteArray> contents
-        = detail::readAtMost(f, detail::MaxConfigBytes, QStringLiteral("the configuration"));
+    const Result<QByteArray> contents = detail::readAtMost(f, detail::inputLimits().configBytes,
+        QStringLiteral("the configuration"), QStringLiteral("--max-config-bytes"));
     if (!contents)
         return contents.error();
     return parseConfig(*contents, file);

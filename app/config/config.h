@@ -15,6 +15,7 @@
 
 #include <qcm/client/restconfig.h>
 #include <qcm/clock.h>
+#include <qcm/detail/inputlimits.h>
 #include <qcm/result.h>
 
 #include <QtCore/QMap>
@@ -107,6 +108,9 @@ struct ControllerManagerConfig
     QString certDir; // the self-signed pair's directory; empty: held in memory
     bool insecurePlainHttp = false; // serve without TLS (a warning at start)
     ServingAuthConfig servingAuth;
+    // How much qcm holds of a file or document from outside (docs/security.md); configBytes
+    // comes from --max-config-bytes only (the file cannot bound its own reading).
+    detail::InputLimits limits;
     QString stateDir; // crash records (watchdog/); empty: none kept
     Duration stallTimeout = 60s; // the watchdog's; zero: not watched
     int quarantineCrashLimit = 3; // crashes within quarantineWindow; 0: no quarantine

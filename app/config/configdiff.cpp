@@ -208,6 +208,15 @@ ConfigDiff diffConfigs(const ControllerManagerConfig &running, const ControllerM
     r.field("serving.tlsPrivateKeyFile", running.tlsPrivateKeyFile, next.tlsPrivateKeyFile);
     r.field("serving.certDir", running.certDir, next.certDir);
     r.field("serving.insecurePlainHttp", running.insecurePlainHttp, next.insecurePlainHttp);
+    r.field("limits.kubeconfigBytes", running.limits.kubeconfigBytes, next.limits.kubeconfigBytes);
+    r.field("limits.tokenFileBytes", running.limits.tokenFileBytes, next.limits.tokenFileBytes);
+    r.field(
+        "limits.certificateBytes", running.limits.certificateBytes, next.limits.certificateBytes);
+    r.field("limits.execCredentialBytes", running.limits.execCredentialBytes,
+        next.limits.execCredentialBytes);
+    r.field("limits.pluginMetadataBytes", running.limits.pluginMetadataBytes,
+        next.limits.pluginMetadataBytes);
+    r.field("limits.jsonDepth", running.limits.jsonDepth, next.limits.jsonDepth);
     r.field("stateDir", running.stateDir, next.stateDir);
     r.field("watchdog.stallTimeout", running.stallTimeout, next.stallTimeout);
     r.field(

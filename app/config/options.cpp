@@ -169,6 +169,10 @@ QList<FlagHelp> flags()
             QStringLiteral("The duration to cache 'unauthorized' responses from the webhook "
                            "authorizer.")
                 + dflt(formatDuration(d.servingAuth.denyCacheTtl))},
+        {{QStringLiteral("max-config-bytes")}, QStringLiteral("bytes"),
+            QStringLiteral("The largest configuration file (--config) qcm reads; the other "
+                           "limits are controller-manager.yaml's limits section.")
+                + dflt(QString::number(d.limits.configBytes))},
         {{QStringLiteral("state-dir")}, QStringLiteral("dir"),
             QStringLiteral("The directory where qcm keeps its crash records: which controller's "
                            "plugin code was running when the process died of a fatal signal. "
@@ -385,6 +389,9 @@ Result<Options> parseOptions(const QStringList &arguments)
         = duration("authorization-webhook-cache-authorized-ttl");
     o.authorizationWebhookCacheUnauthorizedTtl
         = duration("authorization-webhook-cache-unauthorized-ttl");
+    if (const auto v = parsed("max-config-bytes",
+            [](const QString &s) { return parseInteger(s, 1024, qint64(1) << 40); }))
+        o.maxConfigBytes = *v;
     o.stateDir = value("state-dir");
     o.stallTimeout = duration("watchdog-stall-timeout");
     o.quarantineCrashLimit = integer("quarantine-crash-limit", 0, 1000);
@@ -436,6 +443,7 @@ void Options::applyTo(ControllerManagerConfig &config) const
     set(config.servingAuth.alwaysAllowPaths, authorizationAlwaysAllowPaths);
     set(config.servingAuth.allowCacheTtl, authorizationWebhookCacheAuthorizedTtl);
     set(config.servingAuth.denyCacheTtl, authorizationWebhookCacheUnauthorizedTtl);
+    set(config.limits.configBytes, maxConfigBytes);
     set(config.stateDir, stateDir);
     set(config.stallTimeout, stallTimeout);
     set(config.quarantineCrashLimit, quarantineCrashLimit);

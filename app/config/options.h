@@ -54,6 +54,7 @@ struct Options
     std::optional<QStringList> authorizationAlwaysAllowPaths;
     std::optional<Duration> authorizationWebhookCacheAuthorizedTtl;
     std::optional<Duration> authorizationWebhookCacheUnauthorizedTtl;
+    std::optional<qint64> maxConfigBytes;
     std::optional<QString> stateDir;
     std::optional<Duration> stallTimeout;
     std::optional<int> quarantineCrashLimit;

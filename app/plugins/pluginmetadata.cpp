@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "plugins/pluginmetadata.h"
 
+#include <qcm/detail/inputlimits.h>
+
 #include <QtCore/QJsonArray>
 #include <QtCore/QJsonDocument>
 #include <QtCore/QRegularExpression>
@@ -143,6 +145,15 @@ Result<PluginMetaData, PluginError> readPluginMetaData(
                 .arg(expectedIid, iid.toString())};
     }
     const QJsonValue metaData = loaderMetaData.value(QLatin1String("MetaData"));
+    // Bounded before a field is read: a description of megabytes is not metadata.
+    const qint64 size = QJsonDocument(metaData.toObject()).toJson(QJsonDocument::Compact).size();
+    const qint64 limit = detail::inputLimits().pluginMetadataBytes;
+    if (size > limit)
+        return PluginError {Kind::InvalidMetaData,
+            QStringLiteral("its metadata is %1 bytes of JSON, more than the limit of %2 "
+                           "(limits.pluginMetadataBytes)")
+                .arg(size)
+                .arg(limit)};
     if (!metaData.isObject() || metaData.toObject().isEmpty())
         return PluginError {Kind::MissingMetaData,
             QStringLiteral("no plugin metadata: Q_PLUGIN_METADATA names no FILE (build the plugin "

@@ -267,7 +267,7 @@ std::optional<Error> Server::listen(const Options &options)
                 for (const QString &f : {files.certFile, files.keyFile}) {
                     QFile file(f);
                     if (file.open(QIODevice::ReadOnly)) // no further than the limit
-                        digest.addData(file.read(detail::MaxCertificateFileBytes + 1));
+                        digest.addData(file.read(detail::inputLimits().certificateBytes + 1));
                     digest.addData(QByteArrayView("\0", 1));
                 }
                 return digest.result();

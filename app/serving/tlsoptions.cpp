@@ -153,16 +153,18 @@ Result<QSslConfiguration> loadTlsConfiguration(const TlsOptions &options)
     if (!certFile.open(QIODevice::ReadOnly))
         return Error {options.certFile, CertFlag,
             QStringLiteral("cannot read the certificate: %1").arg(certFile.errorString())};
-    const Result<QByteArray> certPem = detail::readAtMost(
-        certFile, detail::MaxCertificateFileBytes, QStringLiteral("the certificate"));
+    const Result<QByteArray> certPem
+        = detail::readAtMost(certFile, detail::inputLimits().certificateBytes,
+            QStringLiteral("the certificate"), QStringLiteral("limits.certificateBytes"));
     if (!certPem)
         return Error {options.certFile, CertFlag, certPem.error().reason};
     QFile keyFile(options.keyFile);
     if (!keyFile.open(QIODevice::ReadOnly))
         return Error {options.keyFile, KeyFlag,
             QStringLiteral("cannot read the private key: %1").arg(keyFile.errorString())};
-    const Result<QByteArray> keyPem = detail::readAtMost(
-        keyFile, detail::MaxCertificateFileBytes, QStringLiteral("the private key"));
+    const Result<QByteArray> keyPem
+        = detail::readAtMost(keyFile, detail::inputLimits().certificateBytes,
+            QStringLiteral("the private key"), QStringLiteral("limits.certificateBytes"));
     if (!keyPem)
         return Error {options.keyFile, KeyFlag, keyPem.error().reason};
     return tlsConfiguration(*certPem, *keyPem, options);

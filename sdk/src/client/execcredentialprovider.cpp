@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <qcm/client/execcredentialprovider.h>
+#include <qcm/detail/inputlimits.h>
 
 #include <QtCore/QJsonDocument>
 #include <QtCore/QJsonObject>
@@ -87,7 +88,7 @@ Result<ExecCredentialProvider::Credential> ExecCredentialProvider::run()
                         .arg(process.exitCode())
                         .arg(stderrText.isEmpty() ? QString() : QStringLiteral(": ") + stderrText));
 
-    const QByteArray output = process.read(MaxOutput + 1);
+    const QByteArray output = process.read(detail::inputLimits().execCredentialBytes + 1);
     Result<Credential> credential = parseOutput(output, apiVersion);
     if (!credential)
         return fail(credential.error().reason);
@@ -98,9 +99,11 @@ Result<ExecCredentialProvider::Credential> ExecCredentialProvider::parseOutput(
     const QByteArray &output, const QString &apiVersion)
 {
     auto fail = [](const QString &reason) { return Error {{}, {}, reason}; };
-    if (output.size() > MaxOutput)
-        return fail(QStringLiteral("printed more than %1 bytes, the limit for an ExecCredential")
-                        .arg(MaxOutput));
+    const qint64 limit = detail::inputLimits().execCredentialBytes;
+    if (output.size() > limit)
+        return fail(QStringLiteral("printed more than %1 bytes, the limit for an ExecCredential "
+                                   "(limits.execCredentialBytes)")
+                        .arg(limit));
     QJsonParseError parseError;
     const QJsonDocument doc = QJsonDocument::fromJson(output, &parseError);
     if (!doc.isObject())

@@ -35,7 +35,8 @@ Result<QString> FileTokenSource::token()
             m_path, {}, QStringLiteral("cannot read the token file: %1").arg(file.errorString())};
     }
     const Result<QByteArray> contents
-        = detail::readAtMost(file, detail::MaxTokenFileBytes, QStringLiteral("the token file"));
+        = detail::readAtMost(file, detail::inputLimits().tokenFileBytes,
+            QStringLiteral("the token file"), QStringLiteral("limits.tokenFileBytes"));
     if (!contents) {
         if (m_haveToken)
             return m_token;

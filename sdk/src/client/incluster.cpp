@@ -39,8 +39,8 @@ Result<RestConfig> inClusterConfig(const InClusterOptions &options)
     if (!ca.open(QIODevice::ReadOnly))
         return Error {
             caFile, {}, QStringLiteral("cannot read the cluster CA: %1").arg(ca.errorString())};
-    Result<QByteArray> caData
-        = detail::readAtMost(ca, detail::MaxKubeconfigBytes, QStringLiteral("the cluster CA"));
+    Result<QByteArray> caData = detail::readAtMost(ca, detail::inputLimits().kubeconfigBytes,
+        QStringLiteral("the cluster CA"), QStringLiteral("limits.kubeconfigBytes"));
     if (!caData)
         return caData.error();
     config.caData = *caData;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "jsonscan.h"
 
+#include <qcm/detail/inputlimits.h>
+
 #include <QtCore/QStringDecoder>
 
 #include <cstring>
@@ -77,7 +79,10 @@ constexpr struct
 } // namespace
 
 JsonScanner::JsonScanner(QByteArrayView text)
-    : m_begin(text.data()), m_p(text.data()), m_end(text.data() + text.size())
+    : m_begin(text.data())
+    , m_p(text.data())
+    , m_end(text.data() + text.size())
+    , m_maxDepth(detail::inputLimits().jsonDepth)
 { }
 
 bool JsonScanner::fail(const char *at, const QString &reason)
@@ -301,8 +306,9 @@ bool JsonScanner::enter(char opener, char closer, int depth)
     skipSpace();
     if (m_p >= m_end || *m_p != opener)
         return expect(opener);
-    if (depth >= MaxDepth)
-        return fail(m_p, QStringLiteral("nested deeper than %1").arg(MaxDepth));
+    if (depth >= m_maxDepth)
+        return fail(
+            m_p, QStringLiteral("nested deeper than %1 (limits.jsonDepth)").arg(m_maxDepth));
     ++m_p;
     skipSpace();
     if (m_p < m_end && *m_p == closer) {

@@ -5,7 +5,8 @@
 // It accepts RFC 8259 JSON, which is a subset of what Qt's reader accepts, so anything it
 // accepts QJsonDocument::fromJson() decodes too (a raw Object relies on that when it
 // materialises its tree). Stricter than Qt: control characters in strings, escapes other than
-// RFC 8259's, numbers outside the grammar, and nesting deeper than MaxDepth are errors.
+// RFC 8259's, numbers outside the grammar, and nesting deeper than the limit
+// (InputLimits::jsonDepth, 512 by default; Qt's reader allows 1024) are errors.
 //
 // Thread safety: none; one scanner per buffer.
 #pragma once
@@ -53,8 +54,6 @@ struct ObjectIndex
 class JsonScanner
 {
 public:
-    static constexpr int MaxDepth = 512; // Qt's reader allows 1024
-
     explicit JsonScanner(QByteArrayView text);
 
     // Validates the object at the cursor (after white space) and records its index, with
@@ -100,6 +99,7 @@ private:
     const char *m_begin;
     const char *m_p;
     const char *m_end;
+    const int m_maxDepth; // InputLimits::jsonDepth when the scanner was made
     QString m_error;
     qsizetype m_errorOffset = 0;
     bool m_escaped = false; // the last string scanned had an escape sequence

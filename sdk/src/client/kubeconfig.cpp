@@ -139,7 +139,8 @@ Result<QByteArray> dataOrFile(
     if (!f.open(QIODevice::ReadOnly))
         return Error {
             configFile, field, QStringLiteral("cannot read %1: %2").arg(file, f.errorString())};
-    Result<QByteArray> contents = detail::readAtMost(f, detail::MaxKubeconfigBytes, file);
+    Result<QByteArray> contents = detail::readAtMost(
+        f, detail::inputLimits().kubeconfigBytes, file, QStringLiteral("limits.kubeconfigBytes"));
     if (!contents)
         return Error {configFile, field, contents.error().reason};
     return contents;
@@ -257,8 +258,8 @@ Result<KubeConfig> KubeConfig::loadFile(const QString &path)
     if (!f.open(QIODevice::ReadOnly))
         return Error {
             path, {}, QStringLiteral("cannot read the kubeconfig: %1").arg(f.errorString())};
-    const Result<QByteArray> contents
-        = detail::readAtMost(f, detail::MaxKubeconfigBytes, QStringLiteral("the kubeconfig"));
+    const Result<QByteArray> contents = detail::readAtMost(f, detail::inputLimits().kubeconfigBytes,
+        QStringLiteral("the kubeconfig"), QStringLiteral("limits.kubeconfigBytes"));
     if (!contents)
         return contents.error();
     return parse(*contents, QFileInfo(path).absoluteFilePath());

@@ -176,7 +176,8 @@ void tst_Credentials::execFailures_data()
         "\n") << QStringLiteral("neither status.token nor status.clientCertificateData");
     QTest::newRow("too much output")
         << QByteArray("head -c 1100000 /dev/zero | tr '\\0' ' '\n")
-        << QStringLiteral("printed more than 1048576 bytes, the limit for an ExecCredential");
+        << QStringLiteral("printed more than 1048576 bytes, the limit for an ExecCredential "
+                          "(limits.execCredentialBytes)");
     QTest::newRow("timeout") << QByteArray("sleep 5\n")
                              << QStringLiteral("did not finish within 300 ms");
 }

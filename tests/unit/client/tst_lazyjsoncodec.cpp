@@ -230,7 +230,7 @@ void tst_LazyJsonCodec::errorsSayWhereAndWhy_data()
     row("underflow", R"({"a":1e-400})", "invalid JSON at offset 5: number out of range");
     row("garbage after", R"({"a":1} x)", "invalid JSON at offset 8: garbage after the JSON object");
     row("too deep", "{\"a\":" + QByteArray(600, '[') + QByteArray(600, ']') + "}",
-        "invalid JSON at offset 516: nested deeper than 512");
+        "invalid JSON at offset 516: nested deeper than 512 (limits.jsonDepth)");
 }
 
 void tst_LazyJsonCodec::errorsSayWhereAndWhy()

@@ -204,7 +204,7 @@ void tst_Config::badInput_data()
     row("unknown top-level", "controllers: ['*']\nleaderElction: {}\n",
         "/etc/qcm/cm.yaml: leaderElction: unknown field; the fields here are apiVersion, kind, "
         "kubeconfig, master, clientConnection, pluginDirs, pluginTrust, controllers, "
-        "leaderElection, serving, stateDir, watchdog, "
+        "leaderElection, serving, limits, stateDir, watchdog, "
         "controllerShutdownTimeout, minResyncPeriod, controllerConfig (line 2, column 1)");
     row("unknown nested", "leaderElection:\n  leaseDurationn: 15s\n",
         "/etc/qcm/cm.yaml: leaderElection.leaseDurationn: unknown field; the fields here are "

@@ -45,9 +45,9 @@ public:
 
     // What the plugin printed, as an ExecCredential of `apiVersion`: the reason names what is
     // wrong (not JSON, another kind or apiVersion, no token or certificate, a certificate
-    // without its key, a bad expirationTimestamp). Output longer than MaxOutput is refused.
+    // without its key, a bad expirationTimestamp). Output longer than the limit
+    // (InputLimits::execCredentialBytes, 1 MiB by default) is refused.
     static Result<Credential> parseOutput(const QByteArray &output, const QString &apiVersion);
-    static constexpr qsizetype MaxOutput = 1024 * 1024;
 
 private:
     Result<Credential> run();

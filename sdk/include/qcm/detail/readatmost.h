@@ -7,26 +7,27 @@
 // Thread safety: reentrant (one QFile per call).
 #pragma once
 
+#include <qcm/detail/inputlimits.h>
 #include <qcm/result.h>
 
 #include <QtCore/QFile>
 
 namespace qcm::detail {
 
-// Limits on files (docs/security.md, "Limits on inputs").
-constexpr qint64 MaxKubeconfigBytes = 16 * 1024 * 1024; // a kubeconfig and every file it names
-constexpr qint64 MaxConfigBytes = 4 * 1024 * 1024; // controller-manager.yaml
-constexpr qint64 MaxTokenFileBytes = 1024 * 1024; // a bearer token file
-constexpr qint64 MaxCertificateFileBytes = 16 * 1024 * 1024; // a serving certificate or key
-
-// The reason is "<what> is larger than <limit> bytes, the limit for <what>"; the caller adds
+// The limits themselves are InputLimits (inputlimits.h), configurable.
+//
+// The reason is "<what> is larger than <limit> bytes, the limit (<limitName>)"; the caller adds
 // the file and field.
-inline Result<QByteArray> readAtMost(QFile &file, qint64 maxBytes, const QString &what)
+inline Result<QByteArray> readAtMost(
+    QFile &file, qint64 maxBytes, const QString &what, const QString &limitName = {})
 {
     const QByteArray data = file.read(maxBytes + 1);
     if (data.size() > maxBytes || file.size() > maxBytes)
         return Error {file.fileName(), {},
-            QStringLiteral("%1 is larger than %2 bytes, the limit").arg(what).arg(maxBytes)};
+            QStringLiteral("%1 is larger than %2 bytes, the limit%3")
+                .arg(what)
+                .arg(maxBytes)
+                .arg(limitName.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(limitName))};
     return data;
 }
 
