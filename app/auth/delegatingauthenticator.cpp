@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "auth/delegatingauthenticator.h"
 
+#include "auth/reviewanswers.h"
+
 #include <qcm/client/restclient.h>
 
 #include <QtCore/QCryptographicHash>
@@ -17,47 +19,6 @@ using Outcome = AuthenticationResult::Outcome;
 QFuture<AuthenticationResult> ready(AuthenticationResult result)
 {
     return QtFuture::makeReadyFuture(std::move(result));
-}
-
-QStringList strings(const QJsonValue &v)
-{
-    QStringList out;
-    for (const QJsonValue &s : v.toArray())
-        out << s.toString();
-    return out;
-}
-
-// A TokenReview's answer: status.authenticated with status.user, or status.error.
-AuthenticationResult fromTokenReview(const client::Response &response)
-{
-    if (!response.isSuccess()) {
-        const client::Status status = response.status();
-        return {
-            Outcome::Error, {}, QStringLiteral("the TokenReview failed: %1").arg(status.message)};
-    }
-    QJsonParseError error {};
-    const QJsonObject review = QJsonDocument::fromJson(response.body, &error).object();
-    if (error.error != QJsonParseError::NoError)
-        return {Outcome::Error, {},
-            QStringLiteral("the TokenReview's answer is not JSON: %1").arg(error.errorString())};
-    const QJsonObject status = review.value(QLatin1String("status")).toObject();
-    if (!status.value(QLatin1String("authenticated")).toBool()) {
-        const QString why = status.value(QLatin1String("error")).toString();
-        return {Outcome::Unauthenticated, {},
-            why.isEmpty() ? QStringLiteral("the token is not valid")
-                          : QStringLiteral("the token is not valid: %1").arg(why)};
-    }
-    const QJsonObject u = status.value(QLatin1String("user")).toObject();
-    UserInfo user;
-    user.name = u.value(QLatin1String("username")).toString();
-    user.uid = u.value(QLatin1String("uid")).toString();
-    user.groups = strings(u.value(QLatin1String("groups")));
-    const QJsonObject extra = u.value(QLatin1String("extra")).toObject();
-    for (auto it = extra.begin(); it != extra.end(); ++it)
-        user.extra.insert(it.key(), strings(it.value()));
-    if (user.name.isEmpty())
-        return {Outcome::Error, {}, QStringLiteral("the TokenReview names no user")};
-    return {Outcome::Authenticated, user, {}};
 }
 
 } // namespace
@@ -103,7 +64,7 @@ QFuture<AuthenticationResult> DelegatingAuthenticator::authenticate(
             QJsonDocument(review).toJson(QJsonDocument::Compact),
             QByteArrayLiteral("application/json"))
         .then(this, [this, key](const client::Response &response) {
-            AuthenticationResult result = fromTokenReview(response);
+            AuthenticationResult result = parseTokenReview(response);
             if (result.outcome != Outcome::Error)
                 m_cache.add(key, result, m_options.cacheTtl);
             return result;

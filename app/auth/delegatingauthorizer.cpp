@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "auth/delegatingauthorizer.h"
 
+#include "auth/reviewanswers.h"
+
 #include <qcm/client/restclient.h>
 
 #include <QtCore/QJsonArray>
@@ -16,27 +18,6 @@ using Decision = AuthorizationResult::Decision;
 QFuture<AuthorizationResult> ready(AuthorizationResult result)
 {
     return QtFuture::makeReadyFuture(std::move(result));
-}
-
-AuthorizationResult fromAccessReview(const client::Response &response)
-{
-    if (!response.isSuccess())
-        return {Decision::Error,
-            QStringLiteral("the SubjectAccessReview failed: %1").arg(response.status().message)};
-    QJsonParseError error {};
-    const QJsonObject review = QJsonDocument::fromJson(response.body, &error).object();
-    if (error.error != QJsonParseError::NoError)
-        return {Decision::Error,
-            QStringLiteral("the SubjectAccessReview's answer is not JSON: %1")
-                .arg(error.errorString())};
-    const QJsonObject status = review.value(QLatin1String("status")).toObject();
-    QString reason = status.value(QLatin1String("reason")).toString();
-    const QString evaluationError = status.value(QLatin1String("evaluationError")).toString();
-    if (status.value(QLatin1String("allowed")).toBool())
-        return {Decision::Allow, reason};
-    if (reason.isEmpty())
-        reason = evaluationError;
-    return {Decision::Deny, reason};
 }
 
 } // namespace
@@ -117,7 +98,7 @@ QFuture<AuthorizationResult> DelegatingAuthorizer::authorize(
             QJsonDocument(review).toJson(QJsonDocument::Compact),
             QByteArrayLiteral("application/json"))
         .then(this, [this, key](const client::Response &response) {
-            AuthorizationResult result = fromAccessReview(response);
+            AuthorizationResult result = parseAccessReview(response);
             if (result.decision == Decision::Allow)
                 m_cache.add(key, result, m_options.allowTtl);
             else if (result.decision == Decision::Deny)

@@ -39,32 +39,43 @@ QString signalName(int sig)
 
 } // namespace
 
-QList<CrashRecord> readCrashRecords(const QString &recordsDir)
+std::optional<CrashRecord> parseCrashRecord(const QString &fileName, const QByteArray &body)
 {
     static const QRegularExpression name(
         QStringLiteral("^([a-z0-9]([-a-z0-9]*[a-z0-9])?)\\.([0-9]{1,12})\\.([0-9]{1,10})$"));
+    const QRegularExpressionMatch m = name.match(fileName);
+    if (!m.hasMatch())
+        return std::nullopt;
+    CrashRecord r {m.captured(1), m.captured(3).toLongLong(), 0, {}};
+    for (const QByteArray &line : body.left(MaxRecordBytes).split('\n'))
+        if (line.startsWith("signal "))
+            r.signal = qBound(0, line.mid(7).toInt(), 255);
+    return r;
+}
+
+QList<CrashRecord> readCrashRecords(const QString &recordsDir)
+{
     QList<CrashRecord> records;
     const QDir dir(recordsDir);
     for (const QString &file : dir.entryList(QDir::Files, QDir::Name)) {
-        const QRegularExpressionMatch m = name.match(file);
-        if (!m.hasMatch()) {
+        QByteArray body;
+        QFile f(dir.filePath(file));
+        if (f.open(QIODevice::ReadOnly)) {
+            const Result<QByteArray> read
+                = detail::readAtMost(f, MaxRecordBytes, QStringLiteral("the crash record"));
+            if (read)
+                body = *read;
+        }
+        std::optional<CrashRecord> r = parseCrashRecord(file, body);
+        if (!r) {
             qCWarning(lcHost).noquote()
                 << QStringLiteral("%1: not a crash record (<controller>.<unix seconds>.<pid>); "
                                   "skipped")
                        .arg(dir.filePath(file));
             continue;
         }
-        CrashRecord r {m.captured(1), m.captured(3).toLongLong(), 0, dir.filePath(file)};
-        QFile f(r.file);
-        if (f.open(QIODevice::ReadOnly)) {
-            const Result<QByteArray> body
-                = detail::readAtMost(f, MaxRecordBytes, QStringLiteral("the crash record"));
-            if (body)
-                for (const QByteArray &line : body->split('\n'))
-                    if (line.startsWith("signal "))
-                        r.signal = line.mid(7).toInt();
-        }
-        records << r;
+        r->file = dir.filePath(file);
+        records << *r;
     }
     std::stable_sort(records.begin(), records.end(),
         [](const CrashRecord &a, const CrashRecord &b) { return a.time < b.time; });

@@ -17,6 +17,8 @@
 #include <QtCore/QMap>
 #include <QtCore/QString>
 
+#include <optional>
+
 namespace qcm::host {
 
 struct CrashRecord
@@ -26,6 +28,11 @@ struct CrashRecord
     int signal = 0;
     QString file;
 };
+
+// One record from its file name (<controller>.<unix seconds>.<pid>) and body (its signal
+// line); nothing when the name is not a record's. `file` is left empty. Fuzzed by
+// tests/fuzz/fuzz_reviews.cpp.
+std::optional<CrashRecord> parseCrashRecord(const QString &fileName, const QByteArray &body);
 
 // Every record in `recordsDir`, oldest first.
 QList<CrashRecord> readCrashRecords(const QString &recordsDir);
