@@ -393,9 +393,10 @@ class Tests:
         config = (root / "etc" / "qcm" / "controller-manager.yaml").read_text()
         workdir = fresh(self.work / name / "run")
         lease = f"qcm-packaging-{name.replace('_', '-')}-{os.getpid()}"
+        # The state directory of the test's (the packaged file's /var/lib/qcm is systemd's).
         q = qcmhost.Qcm(str(qcm), workdir, name, config, args=(
             f"--kubeconfig={cluster.kubeconfig}", f"--leader-elect-resource-name={lease}",
-            *args))
+            f"--state-dir={workdir / 'state'}", *args))
         self.cleanups.append(q.stop)
         return cluster, q
 
