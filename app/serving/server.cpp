@@ -18,6 +18,7 @@
 #include <QtNetwork/QSslConfiguration>
 #include <QtNetwork/QSslKey>
 #include <QtNetwork/QSslServer>
+#include <QtNetwork/QSslSocket>
 
 namespace qcm::host {
 
@@ -240,6 +241,11 @@ std::optional<Error> Server::listen(const Options &options)
             return tls.error();
         auto ssl = std::make_unique<QSslServer>();
         ssl->setSslConfiguration(withClientCertificates(*tls));
+        // Qt's HTTP parser keeps a whole request in memory, body included: a connection may
+        // buffer no more than this, so that no one, authenticated or not, can make qcm hold a
+        // request of gigabytes (a larger one is never answered).
+        connect(ssl.get(), &QSslServer::startedEncryptionHandshake, this,
+            [](QSslSocket *socket) { socket->setReadBufferSize(MaxRequestBytes); });
         m_ssl = ssl.get();
         tcp = std::move(ssl);
     }

@@ -81,6 +81,9 @@ public:
         std::function<QJsonObject()> configz;
     };
 
+    // The most a connection buffers of a request (headers and body; the paths take none).
+    static constexpr qint64 MaxRequestBytes = 1024 * 1024;
+
     Server(Endpoints endpoints, QObject *parent = nullptr);
     ~Server() override;
 

@@ -37,6 +37,7 @@ private slots:
     void failsClosedWhenTheApiServerFails();
     void unknownPathsAfterAuthorization();
     void answersKeepTheirOrderOnAConnection();
+    void requestsAreBounded();
 
 private:
     struct Reply
@@ -338,6 +339,29 @@ void tst_ServerAuth::answersKeepTheirOrderOnAConnection()
     QCOMPARE(json(replies.at(0).body), QJsonObject({{QStringLiteral("configz"), true}}));
     QCOMPARE(replies.at(1).status, 200);
     QCOMPARE(replies.at(1).body, QByteArray("ok"));
+}
+
+// A request larger than Server::MaxRequestBytes is never read whole (so never held), nor
+// answered; the server goes on answering the others.
+void tst_ServerAuth::requestsAreBounded()
+{
+    const QByteArray body(3 * Server::MaxRequestBytes, 'x');
+    QElapsedTimer timer;
+    timer.start();
+    const QList<Reply> big = exchange("POST /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: "
+            + QByteArray::number(body.size()) + "\r\n\r\n" + body,
+        1);
+    QVERIFY(big.isEmpty());
+    QVERIFY(timer.elapsed() >= 9000); // the exchange waited out its 10 s
+    QCOMPARE(get(QStringLiteral("/livez")).status, 200);
+    // Within the bound, a request with a body is read and answered (404 after authentication).
+    QCOMPARE(exchange("POST /metrics HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer scraper-token\r\n"
+                      "Content-Length: 1000\r\n\r\n"
+                     + QByteArray(1000, 'x'),
+                 1)
+                 .value(0)
+                 .status,
+        404);
 }
 
 QTEST_GUILESS_MAIN(tst_ServerAuth)
