@@ -8,7 +8,7 @@
 #     certificate), yaml-cpp, Google Benchmark, promtool
 #     (package prometheus), clang-format, python3, clang and libclang-rt-dev (libFuzzer, for
 #     the fuzz harnesses), and for the .debs (CPack, the packaging tests): dpkg-dev
-#     (dpkg-shlibdeps), file and lintian.
+#     (dpkg-shlibdeps), file and lintian; curl (the e2e tests are driven with it).
 #   * Go modules (through the Go module proxy) for the test peers: client-go for the
 #     conformance driver, the benchmarks and the leader-election interop candidate, and a
 #     real kube-apiserver, etcd and kubectl for the e2e tests
@@ -19,7 +19,7 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
 packages=(
-    build-essential cmake ninja-build pkg-config python3 openssl libssl-dev
+    build-essential cmake ninja-build pkg-config python3 openssl libssl-dev curl
     qt6-base-dev qt6-httpserver-dev qt6-websockets-dev
     libyaml-cpp-dev libbenchmark-dev prometheus clang-format
     clang libclang-rt-dev dpkg-dev file lintian
