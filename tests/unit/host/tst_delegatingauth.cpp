@@ -6,6 +6,7 @@
 #include "awaitfuture.h"
 #include "fakeapiserver.h"
 
+#include "auth/delegatedauth.h"
 #include "auth/delegatingauthenticator.h"
 #include "auth/delegatingauthorizer.h"
 #include "auth/lruexpirecache.h"
@@ -14,6 +15,8 @@
 #include <qcm/fakeclock.h>
 
 #include <QtCore/QJsonArray>
+#include <QtCore/QProcess>
+#include <QtCore/QTemporaryDir>
 #include <QtTest/QtTest>
 
 using namespace qcm;
@@ -39,6 +42,7 @@ private slots:
     void alwaysAllowedPathsAndGroups();
     void alwaysAllowPathsAreChecked();
     void cacheIsBounded();
+    void clientCaFile();
 
 private:
     std::pair<int, QJsonObject> answer(const FakeApiServer::Request &r);
@@ -325,6 +329,44 @@ void tst_DelegatingAuth::cacheIsBounded()
     m_clock.step(10s);
     QVERIFY(!cache.get("a"));
     QCOMPARE(cache.size(), std::size_t(2)); // the expired entry left when it was looked up
+}
+
+// --client-ca-file: read at start into the authenticator (no lookup in the cluster then); a file
+// that cannot be read, or holds no certificate, is an error naming the flag.
+void tst_DelegatingAuth::clientCaFile()
+{
+    QTemporaryDir dir;
+    QProcess openssl;
+    openssl.setWorkingDirectory(dir.path());
+    openssl.start(QStringLiteral("openssl"),
+        {QStringLiteral("req"), QStringLiteral("-x509"), QStringLiteral("-newkey"),
+            QStringLiteral("ec"), QStringLiteral("-pkeyopt"),
+            QStringLiteral("ec_paramgen_curve:P-256"), QStringLiteral("-nodes"),
+            QStringLiteral("-days"), QStringLiteral("1"), QStringLiteral("-subj"),
+            QStringLiteral("/CN=client-ca"), QStringLiteral("-keyout"), QStringLiteral("ca.key"),
+            QStringLiteral("-out"), QStringLiteral("ca.crt")});
+    QVERIFY(openssl.waitForFinished(30000) && openssl.exitCode() == 0);
+    client::RestConfig rest;
+    rest.server = m_apiServer->url();
+    ServingAuthConfig config;
+    config.clientCAFile = dir.filePath(QStringLiteral("ca.crt"));
+    Result<std::unique_ptr<DelegatedAuth>> auth = DelegatedAuth::create(config, rest);
+    QVERIFY2(auth, auth ? "" : qPrintable(auth.error().toString()));
+    QVERIFY((*auth)->authenticator()->x509().hasClientCa());
+    QTest::qWait(100);
+    QCOMPARE(m_apiServer->requests().size(), 0); // the file decides: no ConfigMap lookup
+
+    config.clientCAFile = dir.filePath(QStringLiteral("missing.crt"));
+    auth = DelegatedAuth::create(config, rest);
+    QVERIFY(!auth);
+    QCOMPARE(auth.error().toString(),
+        QStringLiteral("%1: --client-ca-file: cannot be read: No such file or directory")
+            .arg(config.clientCAFile));
+    config.clientCAFile = dir.filePath(QStringLiteral("ca.key"));
+    auth = DelegatedAuth::create(config, rest);
+    QVERIFY(!auth);
+    QCOMPARE(auth.error().toString(),
+        QStringLiteral("%1: --client-ca-file: holds no PEM certificate").arg(config.clientCAFile));
 }
 
 QTEST_GUILESS_MAIN(tst_DelegatingAuth)
