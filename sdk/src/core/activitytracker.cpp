@@ -66,13 +66,20 @@ ActivityTracker::Scope::Scope(const QString &controller, Kind kind, const QStrin
     }
     slot.active = true;
     const QCoreApplication *app = QCoreApplication::instance();
-    slot.activity = {controller, kind, what, Clock::system()->now(),
-        app && QThread::currentThread() == app->thread()};
-    const QByteArray name = controller.toUtf8();
-    const std::size_t n
-        = std::min<std::size_t>(std::size_t(name.size()), sizeof slot.controller - 1);
-    std::memcpy(slot.controller, name.constData(), n);
-    slot.controller[n] = '\0';
+    slot.activity.kind = kind;
+    slot.activity.what = what;
+    slot.activity.since = Clock::system()->now();
+    slot.activity.onMainThread = app && QThread::currentThread() == app->thread();
+    // The name changes rarely on one thread (a worker serves one controller): encode it then.
+    if (slot.activity.controller != controller) {
+        slot.activity.controller = controller;
+        const QByteArray name = controller.toUtf8();
+        const std::size_t n
+            = std::min<std::size_t>(std::size_t(name.size()), sizeof slot.controller - 1);
+        slot.busy.store(false, std::memory_order_relaxed);
+        std::memcpy(slot.controller, name.constData(), n);
+        slot.controller[n] = '\0';
+    }
     slot.busy.store(true, std::memory_order_release);
 }
 
