@@ -23,6 +23,29 @@ import urllib.request
 ADMIN_TOKEN = "qcm-admin-token"
 
 
+def check(condition, message):
+    """An assertion that holds in every Python (assert statements vanish under -O)."""
+    if not condition:
+        raise AssertionError(message)
+
+
+def wait(what, predicate, timeout, interval=0.2):
+    """Polls `predicate` until it returns something true, and returns that; an OSError,
+    ValueError or KeyError counts as not yet (a server still starting). AssertionError naming
+    `what` and the last answer after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    last = None
+    while time.monotonic() < deadline:
+        try:
+            last = predicate()
+            if last:
+                return last
+        except (OSError, ValueError, KeyError) as e:
+            last = e
+        time.sleep(interval)
+    raise AssertionError(f"no {what} within {timeout}s (last: {last!r})")
+
+
 def free_port():
     """A loopback port nothing listens on (the kernel's choice, closed again)."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:

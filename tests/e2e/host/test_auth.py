@@ -28,31 +28,15 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 
 HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "leaderelection"))
 import qcmhost  # noqa: E402
+from qcmhost import check, wait  # noqa: E402
 from lecluster import Cluster  # noqa: E402
 
 RBAC = HERE.parents[2] / "packaging" / "kubernetes" / "30-rbac.yaml"
-
-
-def check(condition, message):
-    if not condition:
-        raise AssertionError(message)
-
-
-def wait(what, predicate, timeout):
-    deadline = time.monotonic() + timeout
-    last = None
-    while time.monotonic() < deadline:
-        last = predicate()
-        if last:
-            return last
-        time.sleep(0.2)
-    raise AssertionError(f"no {what} within {timeout}s (last: {last!r})")
 
 
 def openssl(*args, cwd):

@@ -38,31 +38,13 @@ HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "leaderelection"))
 import qcmhost  # noqa: E402
+from qcmhost import check, wait  # noqa: E402
 from lecluster import Cluster  # noqa: E402
 
 RBAC = HERE.parents[2] / "packaging" / "kubernetes" / "30-rbac.yaml"
 CONFIGMAPS = "fixture-configmaps"
 OPTIONAL = "fixture-optional"
 METRIC_RX = re.compile(r"\b((?:qcm|workqueue|leader_election|process|informer)_[a-z_]+)")
-
-
-def check(condition, message):
-    if not condition:
-        raise AssertionError(message)
-
-
-def wait(what, predicate, timeout):
-    deadline = time.monotonic() + timeout
-    last = None
-    while time.monotonic() < deadline:
-        try:
-            last = predicate()
-            if last:
-                return last
-        except (OSError, ValueError, KeyError) as e:
-            last = e
-        time.sleep(0.5)
-    raise AssertionError(f"no {what} within {timeout}s (last: {last!r})")
 
 
 class Prometheus:

@@ -28,16 +28,12 @@ HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "leaderelection"))
 import qcmhost  # noqa: E402
+from qcmhost import check  # noqa: E402
 from lecluster import Cluster  # noqa: E402
 
 MISBEHAVES = "fixture-misbehaves"
 CONFIGMAPS = "fixture-configmaps"
 LIMIT = 3
-
-
-def check(condition, message):
-    if not condition:
-        raise AssertionError(message)
 
 
 def main():

@@ -46,17 +46,13 @@ HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "leaderelection"))
 import qcmhost  # noqa: E402
+from qcmhost import check  # noqa: E402
 from lecluster import Cluster  # noqa: E402
 
 CONFIGMAPS = "fixture-configmaps"
 OPTIONAL = "fixture-optional"
 LABELLED = "fixture-labelled"
 FAILOVER_LIMIT = 3.0
-
-
-def check(condition, message):
-    if not condition:
-        raise AssertionError(message)
 
 
 class Env:
