@@ -103,7 +103,6 @@ void DelegatedAuth::lookUpClientCa()
                                    ? QStringLiteral("the client CA read before stays in force")
                                    : QStringLiteral("client certificates are refused"));
             m_lastLookupProblem = problem;
-            emit clientCaLookedUp(x509.hasClientCa());
         });
 }
 

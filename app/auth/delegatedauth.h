@@ -44,10 +44,6 @@ public:
     DelegatingAuthenticator *authenticator() const { return m_authenticator.get(); }
     DelegatingAuthorizer *authorizer() const { return m_authorizer.get(); }
 
-signals:
-    // After each look at the cluster's client CA: whether a bundle is in force.
-    void clientCaLookedUp(bool found);
-
 private:
     DelegatedAuth() = default;
     void lookUpClientCa();

@@ -63,14 +63,6 @@ AsyncHttpServer::AsyncHttpServer(Handler handler, QObject *parent)
 
 AsyncHttpServer::~AsyncHttpServer() = default;
 
-int AsyncHttpServer::pendingResponses() const
-{
-    int n = 0;
-    for (const auto &c : m_connections)
-        n += int(c->answers.size());
-    return n;
-}
-
 bool AsyncHttpServer::handleRequest(const QHttpServerRequest &request, QTcpSocket *socket)
 {
     Request r;

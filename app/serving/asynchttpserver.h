@@ -49,9 +49,6 @@ public:
     explicit AsyncHttpServer(Handler handler, QObject *parent = nullptr);
     ~AsyncHttpServer() override;
 
-    // Requests whose answer is not written yet, over every connection.
-    int pendingResponses() const;
-
 protected:
     bool handleRequest(const QHttpServerRequest &request, QTcpSocket *socket) override;
     void missingHandler(const QHttpServerRequest &request, QTcpSocket *socket) override;
