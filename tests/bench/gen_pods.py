@@ -7,8 +7,9 @@
 DIR/podlist.json      a PodList of COUNT pods, as a list response
 DIR/podwatch.jsonl    the same pods as a watch stream: one {"type":"ADDED","object":...} per line
 Every pod gets its own name, uid and resourceVersion, and a varying number of labels and
-annotations of varying length, so sizes range from about 3 to 12 KB. Both benchmark sides
-decode exactly these bytes.
+annotations of varying length, so sizes range from about 3 to 12 KB; each has a node selector
+and resource limits, which the typed-reads cases read. Both benchmark sides decode exactly
+these bytes.
 """
 import argparse
 import json
@@ -28,6 +29,8 @@ def pods(count, seed):
         meta["name"] = f"nginx-{i:06d}-{rng.randrange(16**5):05x}"
         meta["uid"] = f"{rng.randrange(16**8):08x}-{rng.randrange(16**4):04x}-4{rng.randrange(16**3):03x}-8{rng.randrange(16**3):03x}-{rng.randrange(16**12):012x}"
         meta["resourceVersion"] = str(100000 + i)
+        pod["spec"]["nodeSelector"] = {"disktype": rng.choice(["ssd", "hdd"])}
+        pod["spec"]["containers"][0]["resources"]["limits"] = {"cpu": f"{rng.randrange(1, 4000)}m", "memory": "128Mi"}
         labels = meta.setdefault("labels", {})
         for k in range(rng.randrange(0, 12)):
             labels[f"example.com/label-{k}"] = "v" * rng.randrange(1, 40)

@@ -78,6 +78,14 @@ constexpr struct
 
 } // namespace
 
+int metaFieldOf(QByteArrayView key)
+{
+    for (const auto &f : metaFields)
+        if (key == QByteArrayView(f.name))
+            return f.field;
+    return -1;
+}
+
 JsonScanner::JsonScanner(QByteArrayView text)
     : m_begin(text.data())
     , m_p(text.data())
@@ -381,12 +389,18 @@ bool JsonScanner::indexObject(ObjectIndex &index, int depth)
             span = &index.apiVersion;
         else if (key == "kind")
             span = &index.kind;
+        else if (key == "spec")
+            span = &index.spec;
+        else if (key == "status")
+            span = &index.status;
         else if (key == "metadata") {
             if (*m_p == '{') {
                 if (!indexMetadata(index, base, depth + 1))
                     return false;
+                index.metadata = {qint32(value - base), qint32(m_p - base)};
                 continue;
             }
+            span = &index.metadata;
             for (Span &s : index.meta) // not an object: no metadata (the last one counts)
                 s = Span();
         }

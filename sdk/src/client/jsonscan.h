@@ -47,6 +47,9 @@ struct ObjectIndex
 {
     Span apiVersion;
     Span kind;
+    Span metadata; // the whole of metadata, spec and status, for typed reads (JsonNode)
+    Span spec;
+    Span status;
     Span meta[MetaFieldCount];
     bool hasMembers = false;
 };
@@ -104,6 +107,9 @@ private:
     qsizetype m_errorOffset = 0;
     bool m_escaped = false; // the last string scanned had an escape sequence
 };
+
+// The MetaField of a metadata member's name; -1 for one not indexed.
+int metaFieldOf(QByteArrayView key);
 
 // The value of a JSON string given with its quotes (validated by JsonScanner).
 QString decodeJsonString(QByteArrayView quoted);

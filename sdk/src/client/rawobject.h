@@ -59,6 +59,11 @@ struct RawObjectAccess
     {
         return client::Object(std::move(raw));
     }
+    // The bytes of a decoded Object not changed since; null otherwise.
+    static const std::shared_ptr<const RawObject> &raw(const client::Object &object)
+    {
+        return object.m_raw;
+    }
 };
 
 } // namespace qcm::detail

@@ -26,8 +26,9 @@ func payload(b *testing.B, name string) []byte {
 	return data
 }
 
-// Typed: the clientset's deserializer (k8s.io/apimachinery's JSON serializer) into corev1.
-func BenchmarkDecodeListTyped(b *testing.B) {
+// Typed: the clientset's deserializer (k8s.io/apimachinery's JSON serializer) into corev1;
+// then `use` of each pod, when given.
+func decodeListTyped(b *testing.B, use func(*testing.B, *corev1.Pod)) {
 	data := payload(b, "podlist.json")
 	decoder := scheme.Codecs.UniversalDeserializer()
 	b.SetBytes(int64(len(data)))
@@ -37,7 +38,17 @@ func BenchmarkDecodeListTyped(b *testing.B) {
 		if err != nil || len(obj.(*corev1.PodList).Items) != 1000 {
 			b.Fatalf("decode: %v", err)
 		}
+		if use != nil {
+			list := obj.(*corev1.PodList)
+			for j := range list.Items {
+				use(b, &list.Items[j])
+			}
+		}
 	}
+}
+
+func BenchmarkDecodeListTyped(b *testing.B) {
+	decodeListTyped(b, nil)
 }
 
 // Unstructured: the dynamic client's codec.
@@ -94,6 +105,37 @@ func BenchmarkDecodeWatchUnstructured(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		decodeWatch(b, data, func(raw []byte) error {
 			_, _, err := unstructured.UnstructuredJSONScheme.Decode(raw, nil, nil)
+			return err
+		})
+	}
+}
+
+// The five reads bench_decode.cpp's TypedReads cases make of each pod: an image, a port, a
+// resource limit, a node selector and a label.
+func readFields(b *testing.B, pod *corev1.Pod) {
+	c := &pod.Spec.Containers[0]
+	limit := c.Resources.Limits[corev1.ResourceCPU]
+	if c.Image == "" || c.Ports[0].ContainerPort != 80 || limit.IsZero() ||
+		pod.Spec.NodeSelector["disktype"] == "" || pod.Labels["app"] == "" {
+		b.Fatalf("pod %s lacks a field the case reads", pod.Name)
+	}
+}
+
+func BenchmarkDecodeListTypedReads(b *testing.B) {
+	decodeListTyped(b, readFields)
+}
+
+func BenchmarkDecodeWatchTypedReads(b *testing.B) {
+	data := payload(b, "podwatch.jsonl")
+	decoder := scheme.Codecs.UniversalDeserializer()
+	b.SetBytes(int64(len(data)))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		decodeWatch(b, data, func(raw []byte) error {
+			obj, _, err := decoder.Decode(raw, nil, nil)
+			if err == nil {
+				readFields(b, obj.(*corev1.Pod))
+			}
 			return err
 		})
 	}

@@ -14,6 +14,8 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <vector>
+
 namespace qcm::detail {
 
 // " (line L, column C)", 1-based, or empty when the node has no position.
@@ -27,16 +29,32 @@ inline QString yamlPosition(const YAML::Node &node)
 
 // The document `yaml` holds; malformed YAML is an Error of `file`: "malformed YAML at line L,
 // column C: <yaml-cpp's reason>".
+inline Error malformedYaml(const YAML::Exception &e, const QString &file)
+{
+    return Error {file, {},
+        QStringLiteral("malformed YAML at line %1, column %2: %3")
+            .arg(e.mark.line + 1)
+            .arg(e.mark.column + 1)
+            .arg(QString::fromStdString(e.msg))};
+}
+
 inline Result<YAML::Node> loadYamlDocument(const QByteArray &yaml, const QString &file)
 {
     try {
         return YAML::Load(yaml.toStdString());
     } catch (const YAML::Exception &e) {
-        return Error {file, {},
-            QStringLiteral("malformed YAML at line %1, column %2: %3")
-                .arg(e.mark.line + 1)
-                .arg(e.mark.column + 1)
-                .arg(QString::fromStdString(e.msg))};
+        return malformedYaml(e, file);
+    }
+}
+
+// Every document of a multi-document stream ("---"), with the same errors.
+inline Result<std::vector<YAML::Node>> loadYamlDocuments(
+    const QByteArray &yaml, const QString &file)
+{
+    try {
+        return YAML::LoadAll(yaml.toStdString());
+    } catch (const YAML::Exception &e) {
+        return malformedYaml(e, file);
     }
 }
 
