@@ -65,6 +65,8 @@ const QSet<QString> &keywords()
         QStringLiteral("virtual"), QStringLiteral("void"), QStringLiteral("volatile"),
         QStringLiteral("wchar_t"), QStringLiteral("while"), QStringLiteral("xor"),
         QStringLiteral("xor_eq"),
+        // Macros GCC and clang predefine in their GNU modes (-std=gnu++17, CMake's default).
+        QStringLiteral("linux"), QStringLiteral("unix"), QStringLiteral("i386"),
         // Qt's macros and what would shadow a type in generated code.
         QStringLiteral("signals"), QStringLiteral("slots"), QStringLiteral("emit"),
         QStringLiteral("foreach"), QStringLiteral("forever"), QStringLiteral("qcm"),

@@ -2219,12 +2219,12 @@ ContainerUserBuilder ContainerUser::build()
     return ContainerUserBuilder();
 }
 
-LinuxContainerUser ContainerUser::linux() const
+LinuxContainerUser ContainerUser::linux_() const
 {
     return LinuxContainerUser(m_node.member(QLatin1StringView("linux")));
 }
 
-ContainerUserBuilder &ContainerUserBuilder::linux(const LinuxContainerUserBuilder &value)
+ContainerUserBuilder &ContainerUserBuilder::linux_(const LinuxContainerUserBuilder &value)
 {
     set(QLatin1StringView("linux"), value);
     return *this;

@@ -184,6 +184,7 @@ void tst_QcmGen::identifiers_data()
     QTest::addColumn<QString>("cpp");
     QTest::newRow("camel") << QStringLiteral("containerPort") << QStringLiteral("containerPort");
     QTest::newRow("keyword") << QStringLiteral("template") << QStringLiteral("template_");
+    QTest::newRow("gnu macro") << QStringLiteral("linux") << QStringLiteral("linux_");
     QTest::newRow("dash") << QStringLiteral("max-size") << QStringLiteral("maxSize");
     QTest::newRow("dots") << QStringLiteral("a.b.c") << QStringLiteral("aBC");
     QTest::newRow("digit") << QStringLiteral("2fa") << QStringLiteral("f2fa");

@@ -1550,13 +1550,13 @@ public:
     using Builder = ContainerUserBuilder;
     static ContainerUserBuilder build();
     // Linux holds user identity information initially attached to the first process of the containers in Linux.
-    LinuxContainerUser linux() const;
+    LinuxContainerUser linux_() const;
 };
 
 class QCM_SDK_EXPORT ContainerUserBuilder : public ::qcm::typed::Builder
 {
 public:
-    ContainerUserBuilder &linux(const LinuxContainerUserBuilder &value);
+    ContainerUserBuilder &linux_(const LinuxContainerUserBuilder &value);
 };
 
 // DaemonEndpoint contains information about a single Daemon endpoint.
