@@ -1,12 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
-// What the e2e tests share: the cluster the CTest fixture e2e_cluster started, and objects to
-// create in it.
+// What the e2e tests share: the cluster the CTest fixture e2e_cluster started, its kubectl,
+// and objects to create in it.
 #pragma once
 
 #include <qcm/client/kubeconfig.h>
 #include <qcm/client/restclient.h>
 
 #include <QtCore/QDateTime>
+#include <QtCore/QFile>
+#include <QtCore/QJsonDocument>
+#include <QtCore/QJsonObject>
+#include <QtCore/QProcess>
+
+#include <cstdio>
 
 namespace qcm::e2e {
 
@@ -67,6 +73,36 @@ inline Object configMap(const QString &ns, const QString &name, const QJsonObjec
     o.setLabels(labels);
     o.json().insert(QStringLiteral("data"), data);
     return o;
+}
+
+// Runs the cluster's kubectl with its admin kubeconfig; true if it exits 0. `output` gets
+// stdout and stderr.
+inline bool kubectl(const QStringList &args, QString *output = nullptr)
+{
+    QFile state(clusterDir() + QStringLiteral("/cluster.json"));
+    if (!state.open(QIODevice::ReadOnly))
+        qFatal("cannot read %s", qPrintable(state.fileName()));
+    const QString binary = QJsonDocument::fromJson(state.readAll())
+                               .object()
+                               .value(QLatin1String("kubectl"))
+                               .toString();
+    QProcess p;
+    p.setProcessChannelMode(QProcess::MergedChannels);
+    p.start(binary,
+        QStringList {
+            QStringLiteral("--kubeconfig"), clusterDir() + QStringLiteral("/admin.kubeconfig")}
+            + args);
+    const bool finished = p.waitForFinished(60000);
+    const QString text = QString::fromUtf8(p.readAll());
+    if (output)
+        *output = text;
+    if (!finished || p.exitStatus() != QProcess::NormalExit || p.exitCode() != 0) {
+        std::fputs(
+            qPrintable(QStringLiteral("kubectl %1:\n%2\n").arg(args.join(QLatin1Char(' ')), text)),
+            stderr);
+        return false;
+    }
+    return true;
 }
 
 } // namespace qcm::e2e

@@ -28,6 +28,7 @@ COMMENT = [
     (re.compile(r"(^|/)CMakeLists\.txt$|\.cmake(\.in)?$"), "#"),
     (re.compile(r"\.(py|sh|yaml|yml|service|supp)$"), "#"),
     (re.compile(r"(^|/)(Containerfile|postinst|postrm|prerm|triggers|lintian-overrides|\.ci/run)$"), "#"),
+    (re.compile(r"\.[1-8](\.in)?$"), '.\\"'),  # man pages (roff)
 ]
 EXEMPT = [
     (re.compile(r"(^|/)LICENSE$"), "the license itself"),

@@ -96,6 +96,9 @@ public:
     // calling shutDown() on each, then waitForStopped() with what is left of its timeout.
     bool stop(Duration timeout);
     bool isStarted() const;
+    // controller-runtime's MaxConcurrentReconciles: the number of workers (the context's
+    // workers() otherwise). Before start(); ignored after.
+    void setMaxConcurrentReconciles(int workers);
     // True once the caches synced and the workers were started.
     bool hasSynced() const;
     // Workers currently inside reconcile().

@@ -62,6 +62,7 @@ struct Controller::Private
 
     Controller *const q;
     const ControllerContext context;
+    int workersOverride = 0; // setMaxConcurrentReconciles(), else context.workers()
     const QString name;
     const std::optional<leaderelection::LeaderToken> leaderToken;
     std::unique_ptr<metrics::Registry> ownRegistry; // when the context has none
@@ -213,9 +214,15 @@ void Controller::Private::checkSynced()
     emit q->workersStarted();
 }
 
+void Controller::setMaxConcurrentReconciles(int workers)
+{
+    if (!isStarted() && workers > 0)
+        d->workersOverride = workers;
+}
+
 void Controller::Private::startWorkers()
 {
-    const int n = context.workers();
+    const int n = workersOverride > 0 ? workersOverride : context.workers();
     maxConcurrent.set(n);
     {
         std::lock_guard lock(exitMutex);

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // What the sample plugins' e2e tests share: the real qcm binary running one sample plugin
-// against the e2e cluster with the repository's controller-manager.yaml (QcmRun), and kubectl
-// of the cluster (kubectl()).
+// against the e2e cluster with the repository's controller-manager.yaml (QcmRun).
 //
 // The plugin directory is the build's (QCM_SAMPLE_PLUGIN_DIR), the kubeconfig the cluster's
 // admin one, and leader election stays on, with a Lease of the test's own in kube-system, so
@@ -21,36 +20,6 @@
 #include <cstdio>
 
 namespace qcm::e2e {
-
-// Runs the cluster's kubectl with its admin kubeconfig; true if it exits 0. `output` gets
-// stdout and stderr.
-inline bool kubectl(const QStringList &args, QString *output = nullptr)
-{
-    QFile state(clusterDir() + QStringLiteral("/cluster.json"));
-    if (!state.open(QIODevice::ReadOnly))
-        qFatal("cannot read %s", qPrintable(state.fileName()));
-    const QString binary = QJsonDocument::fromJson(state.readAll())
-                               .object()
-                               .value(QLatin1String("kubectl"))
-                               .toString();
-    QProcess p;
-    p.setProcessChannelMode(QProcess::MergedChannels);
-    p.start(binary,
-        QStringList {
-            QStringLiteral("--kubeconfig"), clusterDir() + QStringLiteral("/admin.kubeconfig")}
-            + args);
-    const bool finished = p.waitForFinished(60000);
-    const QString text = QString::fromUtf8(p.readAll());
-    if (output)
-        *output = text;
-    if (!finished || p.exitStatus() != QProcess::NormalExit || p.exitCode() != 0) {
-        std::fputs(
-            qPrintable(QStringLiteral("kubectl %1:\n%2\n").arg(args.join(QLatin1Char(' ')), text)),
-            stderr);
-        return false;
-    }
-    return true;
-}
 
 // The real qcm running the sample plugin `controller`, and its log.
 class QcmRun : public QObject

@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <qcm/testing/fakeclient.h>
+
+namespace qcm::testing {
+
+using namespace qcm::client;
+
+namespace {
+
+// Lists and watches one resource of a tracker, as RestListerWatcher does of a server.
+class TrackerListerWatcher final : public cache::ListerWatcher
+{
+public:
+    TrackerListerWatcher(ObjectTracker &tracker, GroupVersionResource gvr,
+        cache::SharedInformerFactory::InformerOptions options)
+        : m_tracker(tracker), m_gvr(std::move(gvr)), m_options(std::move(options))
+    { }
+    Result<ObjectList, Status> list(const ListOptions &options) override
+    {
+        return m_tracker.list(m_gvr, m_options.namespaceName, withSelectors(options));
+    }
+    Result<std::shared_ptr<WatchStream>, Status> watch(const ListOptions &options) override
+    {
+        return m_tracker.watch(m_gvr, m_options.namespaceName, withSelectors(options));
+    }
+
+private:
+    ListOptions withSelectors(ListOptions options) const
+    {
+        options.labelSelector = m_options.labelSelector;
+        options.fieldSelector = m_options.fieldSelector;
+        return options;
+    }
+
+    ObjectTracker &m_tracker;
+    const GroupVersionResource m_gvr;
+    const cache::SharedInformerFactory::InformerOptions m_options;
+};
+
+} // namespace
+
+FakeClient::FakeClient()
+{
+    const QString v1 = QStringLiteral("v1");
+    const QString apps = QStringLiteral("apps");
+    const QString batch = QStringLiteral("batch");
+    for (const GroupVersionResource &gvr : {GroupVersionResource {{}, v1, QStringLiteral("pods")},
+             GroupVersionResource {{}, v1, QStringLiteral("services")},
+             GroupVersionResource {{}, v1, QStringLiteral("nodes")},
+             GroupVersionResource {{}, v1, QStringLiteral("namespaces")},
+             GroupVersionResource {{}, v1, QStringLiteral("persistentvolumes")},
+             GroupVersionResource {{}, v1, QStringLiteral("persistentvolumeclaims")},
+             GroupVersionResource {apps, v1, QStringLiteral("deployments")},
+             GroupVersionResource {apps, v1, QStringLiteral("statefulsets")},
+             GroupVersionResource {apps, v1, QStringLiteral("replicasets")},
+             GroupVersionResource {apps, v1, QStringLiteral("daemonsets")},
+             GroupVersionResource {batch, v1, QStringLiteral("jobs")},
+             GroupVersionResource {batch, v1, QStringLiteral("cronjobs")}})
+        m_tracker.addStatusSubresource(gvr);
+}
+
+FakeClient::~FakeClient() = default;
+
+FakeClient &FakeClient::withStatusSubresource(const GroupVersionResource &gvr)
+{
+    m_tracker.addStatusSubresource(gvr);
+    return *this;
+}
+
+ObjectResult FakeClient::add(const GroupVersionResource &gvr, const Object &object)
+{
+    return m_tracker.add(gvr, object);
+}
+
+ObjectResult FakeClient::get(
+    const GroupVersionResource &gvr, const QString &ns, const QString &name)
+{
+    return m_tracker.get(gvr, ns, name);
+}
+
+ListResult FakeClient::list(
+    const GroupVersionResource &gvr, const QString &ns, const ListOptions &options)
+{
+    return m_tracker.list(gvr, ns, options);
+}
+
+ObjectResult FakeClient::create(
+    const GroupVersionResource &gvr, const Object &object, const WriteOptions &options)
+{
+    if (options.dryRun)
+        return object;
+    return m_tracker.create(gvr, object);
+}
+
+ObjectResult FakeClient::update(
+    const GroupVersionResource &gvr, const Object &object, const WriteOptions &options)
+{
+    Q_UNUSED(options);
+    return m_tracker.update(gvr, object, false);
+}
+
+ObjectResult FakeClient::updateStatus(
+    const GroupVersionResource &gvr, const Object &object, const WriteOptions &options)
+{
+    Q_UNUSED(options);
+    return m_tracker.update(gvr, object, true);
+}
+
+ObjectResult FakeClient::patch(const GroupVersionResource &gvr, const QString &ns,
+    const QString &name, PatchType type, const QByteArray &patch, const PatchOptions &options)
+{
+    return m_tracker.patch(gvr, ns, name, type, patch, options);
+}
+
+ObjectResult FakeClient::remove(const GroupVersionResource &gvr, const QString &ns,
+    const QString &name, const DeleteOptions &options)
+{
+    return m_tracker.remove(gvr, ns, name, options);
+}
+
+cache::SharedInformerFactory::ListerWatcherFactory FakeClient::listerWatcherFactory()
+{
+    return [this](const GroupVersionResource &gvr,
+               const cache::SharedInformerFactory::InformerOptions &options) {
+        return std::make_unique<TrackerListerWatcher>(m_tracker, gvr, options);
+    };
+}
+
+cache::SharedInformerFactory *FakeClient::informerFactory(QObject *parent, Duration resync)
+{
+    return new cache::SharedInformerFactory(listerWatcherFactory(), resync, nullptr, parent);
+}
+
+} // namespace qcm::testing
