@@ -414,60 +414,6 @@ Result<Model> readOpenApi(
 
 namespace {
 
-// A YAML node as JSON: quoted scalars are strings, plain ones null, booleans, numbers or
-// strings as YAML 1.2's core schema reads them.
-Result<QJsonValue> yamlToJson(const YAML::Node &node, const QString &file, int depth, int maxDepth)
-{
-    if (depth > maxDepth)
-        return Error {file, {},
-            QStringLiteral("YAML nests deeper than %1%2")
-                .arg(maxDepth)
-                .arg(detail::yamlPosition(node))};
-    switch (node.Type()) {
-    case YAML::NodeType::Map: {
-        QJsonObject out;
-        for (const auto &kv : node) {
-            if (!kv.first.IsScalar())
-                return Error {file, {},
-                    QStringLiteral("a mapping key must be a scalar%1")
-                        .arg(detail::yamlPosition(kv.first))};
-            auto v = yamlToJson(kv.second, file, depth + 1, maxDepth);
-            if (!v)
-                return v.error();
-            out.insert(QString::fromStdString(kv.first.Scalar()), *v);
-        }
-        return QJsonValue(out);
-    }
-    case YAML::NodeType::Sequence: {
-        QJsonArray out;
-        for (const auto &e : node) {
-            auto v = yamlToJson(e, file, depth + 1, maxDepth);
-            if (!v)
-                return v.error();
-            out.append(*v);
-        }
-        return QJsonValue(out);
-    }
-    case YAML::NodeType::Scalar: {
-        const QString s = QString::fromStdString(node.Scalar());
-        if (node.Tag() == "!")
-            return QJsonValue(s);
-        if (s == QLatin1StringView("null") || s == QLatin1StringView("~") || s.isEmpty())
-            return QJsonValue(QJsonValue::Null);
-        if (s == QLatin1StringView("true") || s == QLatin1StringView("false"))
-            return QJsonValue(s == QLatin1StringView("true"));
-        bool ok = false;
-        if (const qint64 i = s.toLongLong(&ok); ok)
-            return QJsonValue(i);
-        if (const double d = s.toDouble(&ok); ok)
-            return QJsonValue(d);
-        return QJsonValue(s);
-    }
-    default:
-        return QJsonValue(QJsonValue::Null);
-    }
-}
-
 QString str(const QJsonObject &o, const char *path)
 {
     QJsonValue v(o);
@@ -500,7 +446,7 @@ Result<Model> readCrds(
         ++index;
         if (node.IsNull())
             continue;
-        auto json = yamlToJson(node, crds.file, 0, limits.schemaDepth * 4);
+        auto json = detail::yamlToJson(node, crds.file, limits.schemaDepth * 4);
         if (!json)
             return json.error();
         const QJsonObject crd = json->toObject();

@@ -10,6 +10,9 @@
 #include <qcm/result.h>
 
 #include <QtCore/QByteArray>
+#include <QtCore/QJsonArray>
+#include <QtCore/QJsonObject>
+#include <QtCore/QJsonValue>
 #include <QtCore/QString>
 
 #include <yaml-cpp/yaml.h>
@@ -55,6 +58,59 @@ inline Result<std::vector<YAML::Node>> loadYamlDocuments(
         return YAML::LoadAll(yaml.toStdString());
     } catch (const YAML::Exception &e) {
         return malformedYaml(e, file);
+    }
+}
+
+// A YAML node as JSON (qcm-gen's CRDs, TestEnvironment's): quoted scalars are strings, plain
+// ones null, booleans, numbers or strings as YAML 1.2's core schema reads them; nesting past
+// `maxDepth` is an Error of `file` that says where.
+inline Result<QJsonValue> yamlToJson(
+    const YAML::Node &node, const QString &file, int maxDepth, int depth = 0)
+{
+    if (depth > maxDepth)
+        return Error {file, {},
+            QStringLiteral("YAML nests deeper than %1%2").arg(maxDepth).arg(yamlPosition(node))};
+    switch (node.Type()) {
+    case YAML::NodeType::Map: {
+        QJsonObject out;
+        for (const auto &kv : node) {
+            if (!kv.first.IsScalar())
+                return Error {file, {},
+                    QStringLiteral("a mapping key must be a scalar%1").arg(yamlPosition(kv.first))};
+            auto v = yamlToJson(kv.second, file, maxDepth, depth + 1);
+            if (!v)
+                return v.error();
+            out.insert(QString::fromStdString(kv.first.Scalar()), *v);
+        }
+        return QJsonValue(out);
+    }
+    case YAML::NodeType::Sequence: {
+        QJsonArray out;
+        for (const auto &e : node) {
+            auto v = yamlToJson(e, file, maxDepth, depth + 1);
+            if (!v)
+                return v.error();
+            out.append(*v);
+        }
+        return QJsonValue(out);
+    }
+    case YAML::NodeType::Scalar: {
+        const QString s = QString::fromStdString(node.Scalar());
+        if (node.Tag() == "!")
+            return QJsonValue(s);
+        if (s == QLatin1StringView("null") || s == QLatin1StringView("~") || s.isEmpty())
+            return QJsonValue(QJsonValue::Null);
+        if (s == QLatin1StringView("true") || s == QLatin1StringView("false"))
+            return QJsonValue(s == QLatin1StringView("true"));
+        bool ok = false;
+        if (const qint64 i = s.toLongLong(&ok); ok)
+            return QJsonValue(i);
+        if (const double d = s.toDouble(&ok); ok)
+            return QJsonValue(d);
+        return QJsonValue(s);
+    }
+    default:
+        return QJsonValue(QJsonValue::Null);
     }
 }
 
