@@ -53,7 +53,7 @@ fi
 # The e2e cluster: kube-apiserver, etcd and kubectl built from Go modules, cached in
 # ~/.cache/qcm (a few minutes the first time, nothing after).
 echo "setup: e2e binaries (kube-apiserver, etcd, kubectl)"
-"$here/tests/e2e/cluster/build-binaries.sh" >/dev/null
+"$here/tests/e2e/cluster/build-binaries.sh" --assets >/dev/null
 
 for module in tests/conformance/go tests/bench/go tests/e2e/leaderelection/go; do
     if [[ -f $here/$module/go.mod ]]; then

@@ -146,6 +146,12 @@ class Tests:
         check(gen.is_file() and os.access(gen, os.X_OK), "bin/qcm-gen")
         check(runpath(gen) == f"$ORIGIN/{rel}", f"qcm-gen's RUNPATH is $ORIGIN/{rel}, not {runpath(gen)}")
         check((prefix / "share" / "man" / "man1" / "qcm-gen.1.gz").is_file(), "qcm-gen(1)")
+        setup = prefix / "libexec" / "qcm" / "testenv-setup"
+        check(setup.is_file() and os.access(setup, os.X_OK), "libexec/qcm/testenv-setup")
+        # It finds the binaries setup.sh built (nothing to build) and prints the assets directory.
+        assets = pathlib.Path(run([setup, "--assets"]).strip())
+        check(all((assets / b).exists() for b in ("etcd", "kube-apiserver", "kubectl")),
+              f"testenv-setup --assets prints a directory with the three binaries: {assets}")
         gen_out = fresh(self.work / "qcm-gen-out")
         run([gen, "--crd", prefix / "share" / "qcm" / "sample-controller" / "crd-status-subresource.yaml",
              "--out", gen_out])
@@ -332,6 +338,7 @@ class Tests:
               "the headers in the dev package")
         check("./usr/bin/qcm-gen" in files and "./usr/share/man/man1/qcm-gen.1.gz" in files,
               "qcm-gen and its man page in the dev package")
+        check("./usr/libexec/qcm/testenv-setup" in files, "TestEnvironment's setup script in the dev package")
         check(any(d.startswith("libyaml-cpp") for d in deps),
               f"dpkg-shlibdeps found qcm-gen's libyaml-cpp: {deps}")
         check(any(f.endswith("/cmake/QcmSdk/QcmSdkConfig.cmake") for f in files),

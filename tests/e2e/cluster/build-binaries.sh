@@ -4,6 +4,12 @@
 # caches them outside any build tree, keyed by version. Only the first build is slow.
 #
 #   build-binaries.sh            prints the three paths, building what is missing
+#   build-binaries.sh --assets   builds what is missing, links the three as etcd,
+#                                kube-apiserver and kubectl into $QCM_CACHE/testenv/<k8s version>
+#                                and prints that directory: QCM_TESTENV_ASSETS for
+#                                qcm::testing::TestEnvironment. The SDK installs this script as
+#                                <libexec>/qcm/testenv-setup. Building needs Go (go.dev/dl or
+#                                Debian's golang, 1.24 or newer) and the module proxy.
 #
 # Versions: QCM_K8S_VERSION (default v1.36.3) and QCM_ETCD_VERSION (default v3.6.16).
 # (The module proxy refuses k8s.io/kubernetes v1.37.2's source zip: "not available".)
@@ -127,6 +133,15 @@ build_etcd() {
 [[ -x $etcd ]] || build_etcd
 [[ -x $apiserver ]] || build_apiserver
 [[ -x $kubectl ]] || build_kubectl
+if [[ ${1:-} == --assets ]]; then
+    assets="$cache/testenv/$k8s_version"
+    mkdir -p "$assets"
+    ln -sfn "$etcd" "$assets/etcd"
+    ln -sfn "$apiserver" "$assets/kube-apiserver"
+    ln -sfn "$kubectl" "$assets/kubectl"
+    echo "$assets"
+    exit 0
+fi
 echo "$apiserver"
 echo "$etcd"
 echo "$kubectl"

@@ -41,7 +41,8 @@ public:
         Duration startTimeout = std::chrono::seconds(60);
     };
 
-    explicit TestEnvironment(Options options = {});
+    TestEnvironment();
+    explicit TestEnvironment(Options options);
     explicit TestEnvironment(const QStringList &crdFiles);
     ~TestEnvironment();
     TestEnvironment(const TestEnvironment &) = delete;
