@@ -448,9 +448,16 @@ class Tests:
         root, prefix = self.install_debs("plugin_template")
         qcm, plugin_dir = prefix / "bin" / "qcm", prefix / "lib" / "qcm" / "plugins"
         build = self.build_template("plugin_template/build", prefix)
-        out = run(["ctest", "--test-dir", build, "--output-on-failure"])
-        check("100% tests passed" in out, f"the template's QtTest:\n{out}")
-        log("the template built against the installed SDK; its test passes")
+        # Its tests: the pure functions, the controller on the installed fake client, and on
+        # a real apiserver from the installed TestEnvironment, whose binaries the installed
+        # testenv-setup finds (scripts/setup.sh built them).
+        assets = run([prefix / "libexec" / "qcm" / "testenv-setup", "--assets"], stdout_only=True).strip()
+        out = run(["ctest", "--test-dir", build, "--output-on-failure"],
+                  env=dict(os.environ, QCM_TESTENV_ASSETS=assets))
+        check("100% tests passed" in out and re.search(r"Test +#\d+: envtest .* Passed", out) and
+              re.search(r"Test +#\d+: controller .* Passed", out), f"the template's tests:\n{out}")
+        log("the template built against the installed SDK; its tests pass, on the fake client "
+            "and on a TestEnvironment")
         so = self.place_plugin(build, plugin_dir)
 
         out, plugins, other = listing(qcm)

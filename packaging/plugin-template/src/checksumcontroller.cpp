@@ -5,7 +5,6 @@
 
 #include <qcm/cache/labelselector.h>
 #include <qcm/cache/sharedinformerfactory.h>
-#include <qcm/client/restclient.h>
 #include <qcm/record/event.h>
 #include <qcm/record/eventrecorder.h>
 
@@ -58,7 +57,20 @@ Settings Settings::fromMap(const QVariantMap &settings)
 }
 
 ChecksumController::ChecksumController(const qcm::ControllerContext &context)
-    : qcm::Controller(context), m_settings(Settings::fromMap(context.settings()))
+    : ChecksumController(context, std::make_unique<qcm::client::DirectClient>(context.restClient()))
+{ }
+
+ChecksumController::ChecksumController(
+    const qcm::ControllerContext &context, qcm::client::Client &client)
+    : ChecksumController(context, std::unique_ptr<qcm::client::Client>(), &client)
+{ }
+
+ChecksumController::ChecksumController(const qcm::ControllerContext &context,
+    std::unique_ptr<qcm::client::Client> own, qcm::client::Client *client)
+    : qcm::Controller(context)
+    , m_settings(Settings::fromMap(context.settings()))
+    , m_ownClient(std::move(own))
+    , m_client(client ? *client : *m_ownClient)
 {
     // One informer per resource and selector in the whole host: the factory shares it with
     // every controller that asks for the same.
@@ -81,8 +93,8 @@ qcm::ReconcileResult ChecksumController::reconcile(const QString &key)
     const std::optional<QByteArray> patch = checksumPatch(*configMap, m_settings.annotation);
     if (!patch)
         return qcm::ReconcileResult::done(); // up to date
-    const auto patched = context().restClient()->patch(ConfigMaps, configMap->namespaceName(),
-        configMap->name(), qcm::client::PatchType::Merge, *patch);
+    const auto patched = m_client.patch(ConfigMaps, configMap->namespaceName(), configMap->name(),
+        qcm::client::PatchType::Merge, *patch);
     if (!patched) {
         if (patched.error().isNotFound())
             return qcm::ReconcileResult::done(); // deleted since the cache saw it

@@ -14,13 +14,16 @@
 //   annotation      the annotation that holds the checksum (default "example.com/data-checksum")
 //
 // Thread safety: reconcile() runs on the worker threads (never twice at once for one key); it
-// reads the informer's cache, which is thread-safe, and calls the blocking REST client.
+// reads the informer's cache, which is thread-safe, and calls the blocking client.
 #pragma once
 
 #include <qcm/cache/sharedindexinformer.h>
+#include <qcm/client/client.h>
 #include <qcm/controller.h>
 
 #include <QtCore/QVariantMap>
+
+#include <memory>
 
 namespace checksum {
 
@@ -39,14 +42,22 @@ struct Settings
 class ChecksumController : public qcm::Controller
 {
 public:
+    // Writes through a DirectClient over the host's REST client (what the plugin creates).
     explicit ChecksumController(const qcm::ControllerContext &context);
+    // Writes through `client` (a test's qcm::testing::FakeClient); it must outlive this.
+    ChecksumController(const qcm::ControllerContext &context, qcm::client::Client &client);
     ~ChecksumController() override;
 
 protected:
     qcm::ReconcileResult reconcile(const QString &key) override;
 
 private:
+    ChecksumController(const qcm::ControllerContext &context,
+        std::unique_ptr<qcm::client::Client> own, qcm::client::Client *client = nullptr);
+
     const Settings m_settings;
+    std::unique_ptr<qcm::client::Client> m_ownClient; // the default DirectClient
+    qcm::client::Client &m_client;
     qcm::cache::SharedIndexInformer *m_configMaps = nullptr;
 };
 
