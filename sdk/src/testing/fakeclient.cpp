@@ -72,21 +72,93 @@ ObjectResult FakeClient::add(const GroupVersionResource &gvr, const Object &obje
     return m_tracker.add(gvr, object);
 }
 
+namespace {
+
+Action action(
+    const char *verb, const GroupVersionResource &gvr, const QString &ns, const QString &name)
+{
+    Action a;
+    a.verb = QLatin1String(verb);
+    a.resource = gvr.resource;
+    a.namespaceName = ns;
+    a.name = name;
+    return a;
+}
+
+} // namespace
+
+QString Action::toString() const
+{
+    return QStringLiteral("%1 %2%3 %4/%5")
+        .arg(verb, resource, subresource.isEmpty() ? QString() : QLatin1Char('/') + subresource,
+            namespaceName, name);
+}
+
+QList<Action> FakeClient::actions() const
+{
+    std::lock_guard lock(m_mutex);
+    return m_actions;
+}
+
+QStringList FakeClient::actionStrings() const
+{
+    QStringList out;
+    for (const Action &a : actions())
+        out.append(a.toString());
+    return out;
+}
+
+void FakeClient::clearActions()
+{
+    std::lock_guard lock(m_mutex);
+    m_actions.clear();
+}
+
+void FakeClient::prependReactor(Reactor reactor)
+{
+    std::lock_guard lock(m_mutex);
+    m_reactors.prepend(std::move(reactor));
+}
+
+std::optional<ObjectResult> FakeClient::record(const Action &action)
+{
+    QList<Reactor> reactors;
+    {
+        std::lock_guard lock(m_mutex);
+        m_actions.append(action);
+        reactors = m_reactors;
+    }
+    for (const Reactor &reactor : std::as_const(reactors))
+        if (auto answer = reactor(action))
+            return answer;
+    return std::nullopt;
+}
+
 ObjectResult FakeClient::get(
     const GroupVersionResource &gvr, const QString &ns, const QString &name)
 {
+    if (auto answer = record(action("get", gvr, ns, name)))
+        return *answer;
     return m_tracker.get(gvr, ns, name);
 }
 
 ListResult FakeClient::list(
     const GroupVersionResource &gvr, const QString &ns, const ListOptions &options)
 {
+    Action a = action("list", gvr, ns, {});
+    a.listOptions = options;
+    record(a);
     return m_tracker.list(gvr, ns, options);
 }
 
 ObjectResult FakeClient::create(
     const GroupVersionResource &gvr, const Object &object, const WriteOptions &options)
 {
+    Action a = action("create", gvr, object.namespaceName(), object.name());
+    a.object = object;
+    a.writeOptions = options;
+    if (auto answer = record(a))
+        return *answer;
     if (options.dryRun)
         return object;
     return m_tracker.create(gvr, object);
@@ -95,26 +167,45 @@ ObjectResult FakeClient::create(
 ObjectResult FakeClient::update(
     const GroupVersionResource &gvr, const Object &object, const WriteOptions &options)
 {
-    Q_UNUSED(options);
+    Action a = action("update", gvr, object.namespaceName(), object.name());
+    a.object = object;
+    a.writeOptions = options;
+    if (auto answer = record(a))
+        return *answer;
     return m_tracker.update(gvr, object, false);
 }
 
 ObjectResult FakeClient::updateStatus(
     const GroupVersionResource &gvr, const Object &object, const WriteOptions &options)
 {
-    Q_UNUSED(options);
+    Action a = action("update", gvr, object.namespaceName(), object.name());
+    a.subresource = QStringLiteral("status");
+    a.object = object;
+    a.writeOptions = options;
+    if (auto answer = record(a))
+        return *answer;
     return m_tracker.update(gvr, object, true);
 }
 
 ObjectResult FakeClient::patch(const GroupVersionResource &gvr, const QString &ns,
     const QString &name, PatchType type, const QByteArray &patch, const PatchOptions &options)
 {
+    Action a = action("patch", gvr, ns, name);
+    a.patch = patch;
+    a.patchType = type;
+    a.patchOptions = options;
+    if (auto answer = record(a))
+        return *answer;
     return m_tracker.patch(gvr, ns, name, type, patch, options);
 }
 
 ObjectResult FakeClient::remove(const GroupVersionResource &gvr, const QString &ns,
     const QString &name, const DeleteOptions &options)
 {
+    Action a = action("delete", gvr, ns, name);
+    a.deleteOptions = options;
+    if (auto answer = record(a))
+        return *answer;
     return m_tracker.remove(gvr, ns, name, options);
 }
 

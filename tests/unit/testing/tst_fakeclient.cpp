@@ -34,6 +34,7 @@ private slots:
     void jsonPatchOperations();
     void mergePatchFromTwoObjects();
     void strategicMergeIsRefused();
+    void recordsActionsAndReactors();
     void informersSeeEveryWrite();
     void watchReplaysFromAVersion();
 
@@ -202,6 +203,42 @@ void tst_FakeClient::strategicMergeIsRefused()
         = m_client->patch(configMaps, ns(), QStringLiteral("smp"), PatchType::StrategicMerge, "{}");
     QVERIFY(!r);
     QCOMPARE(r.error().code, 415);
+}
+
+void tst_FakeClient::recordsActionsAndReactors()
+{
+    // client-go's fake clientset: every call is an Action; a reactor answers instead of the
+    // tracker (here: an injected conflict on the first status update only).
+    QVERIFY(m_client->add(foos, foo(QStringLiteral("a"), 1))); // seeding is not an action
+    auto got = m_client->get(foos, ns(), QStringLiteral("a"));
+    QVERIFY(got);
+    int conflicts = 0;
+    m_client->prependReactor([&](const qcm::testing::Action &a) -> std::optional<ObjectResult> {
+        if (a.verb == QLatin1String("update") && a.subresource == QLatin1String("status")
+            && conflicts++ == 0) {
+            Status s;
+            s.code = 409;
+            s.reason = QStringLiteral("Conflict");
+            return ObjectResult(s);
+        }
+        return std::nullopt;
+    });
+    WriteOptions options;
+    options.fieldManager = QStringLiteral("m");
+    QVERIFY(m_client->updateStatus(foos, *got, options).error().isConflict());
+    QVERIFY(m_client->updateStatus(foos, *got, options));
+    QVERIFY(m_client->patch(configMaps, ns(), QStringLiteral("none"), PatchType::Merge, "{}")
+                .error()
+                .isNotFound());
+    QVERIFY(m_client->remove(foos, ns(), QStringLiteral("a")));
+    QCOMPARE(m_client->actionStrings(),
+        (QStringList {QStringLiteral("get foos suite/a"),
+            QStringLiteral("update foos/status suite/a"),
+            QStringLiteral("update foos/status suite/a"),
+            QStringLiteral("patch configmaps suite/none"), QStringLiteral("delete foos suite/a")}));
+    QCOMPARE(m_client->actions().at(1).writeOptions.fieldManager, QStringLiteral("m"));
+    m_client->clearActions();
+    QVERIFY(m_client->actions().isEmpty());
 }
 
 void tst_FakeClient::informersSeeEveryWrite()
