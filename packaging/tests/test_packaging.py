@@ -515,6 +515,9 @@ class Tests:
         shutil.copytree(lib / "cmake" / "QcmSdk", libdir / "cmake" / "QcmSdk")
         for f in lib.glob("libqcm-sdk.so*"):
             shutil.copy(f, libdir / f.name, follow_symlinks=False)
+        # The package exports Qcm::qcm-gen too; CMake checks that its file exists.
+        (bumped / "bin").mkdir()
+        shutil.copy(prefix / "bin" / "qcm-gen", bumped / "bin" / "qcm-gen")
 
         def edit(path, *replacements, every=False):
             text = path.read_text()

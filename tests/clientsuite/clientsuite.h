@@ -3,7 +3,7 @@
 // on testing::FakeClient (tests/unit/testing/tst_fakeclient.cpp) and on a DirectClient against
 // the real kube-apiserver (tests/e2e/client/tst_clientsuite.cpp), so the fake's semantics are
 // the server's wherever this suite looks. A derived test gives the client, a namespace that
-// exists, and the Foo CRD of plugins/sample-controller (status subresource) installed.
+// exists, and the suite's Foo CRD (foo-crd.yaml: a status subresource) installed.
 #pragma once
 
 #include <qcm/client/client.h>
@@ -25,8 +25,8 @@ protected:
 
     const client::GroupVersionResource configMaps {
         QString(), QStringLiteral("v1"), QStringLiteral("configmaps")};
-    const client::GroupVersionResource foos {QStringLiteral("samplecontroller.k8s.io"),
-        QStringLiteral("v1alpha1"), QStringLiteral("foos")};
+    const client::GroupVersionResource foos {
+        QStringLiteral("clientsuite.qcm.dev"), QStringLiteral("v1alpha1"), QStringLiteral("foos")};
 
     client::Object configMap(const QString &name, const QJsonObject &data = {},
         const QMap<QString, QString> &labels = {}) const
@@ -42,7 +42,7 @@ protected:
     client::Object foo(const QString &name, int replicas) const
     {
         client::Object o(QJsonObject {
-            {QStringLiteral("apiVersion"), QStringLiteral("samplecontroller.k8s.io/v1alpha1")},
+            {QStringLiteral("apiVersion"), QStringLiteral("clientsuite.qcm.dev/v1alpha1")},
             {QStringLiteral("kind"), QStringLiteral("Foo")},
             {QStringLiteral("spec"),
                 QJsonObject {{QStringLiteral("deploymentName"), name},
