@@ -3,7 +3,7 @@
 // on testing::FakeClient (tests/unit/testing/tst_fakeclient.cpp) and on a DirectClient against
 // the real kube-apiserver (tests/e2e/client/tst_clientsuite.cpp), so the fake's semantics are
 // the server's wherever this suite looks. A derived test gives the client, a namespace that
-// exists, and the suite's Foo CRD (foo-crd.yaml: a status subresource) installed.
+// exists, and the suite's Gizmo CRD (gizmo-crd.yaml: a status subresource) installed.
 #pragma once
 
 #include <qcm/client/client.h>
@@ -25,8 +25,8 @@ protected:
 
     const client::GroupVersionResource configMaps {
         QString(), QStringLiteral("v1"), QStringLiteral("configmaps")};
-    const client::GroupVersionResource foos {
-        QStringLiteral("clientsuite.qcm.dev"), QStringLiteral("v1alpha1"), QStringLiteral("foos")};
+    const client::GroupVersionResource gizmos {QStringLiteral("clientsuite.qcm.dev"),
+        QStringLiteral("v1alpha1"), QStringLiteral("gizmos")};
 
     client::Object configMap(const QString &name, const QJsonObject &data = {},
         const QMap<QString, QString> &labels = {}) const
@@ -39,11 +39,11 @@ protected:
             o.setLabels(labels);
         return o;
     }
-    client::Object foo(const QString &name, int replicas) const
+    client::Object gizmo(const QString &name, int replicas) const
     {
         client::Object o(QJsonObject {
             {QStringLiteral("apiVersion"), QStringLiteral("clientsuite.qcm.dev/v1alpha1")},
-            {QStringLiteral("kind"), QStringLiteral("Foo")},
+            {QStringLiteral("kind"), QStringLiteral("Gizmo")},
             {QStringLiteral("spec"),
                 QJsonObject {{QStringLiteral("deploymentName"), name},
                     {QStringLiteral("replicas"), replicas}}},
@@ -134,7 +134,7 @@ private slots:
 
     void suite_statusSubresource()
     {
-        auto created = client().create(foos, foo(QStringLiteral("s-status"), 1));
+        auto created = client().create(gizmos, gizmo(QStringLiteral("s-status"), 1));
         QVERIFY2(created, qPrintable(errorOf(created)));
         QVERIFY(!created->json().contains(QStringLiteral("status"))); // status is not created
         QCOMPARE(created->generation(), 1);
@@ -145,7 +145,7 @@ private slots:
                 {QStringLiteral("replicas"), 2}});
         o.json().insert(
             QStringLiteral("status"), QJsonObject {{QStringLiteral("availableReplicas"), 5}});
-        auto updated = client().update(foos, o);
+        auto updated = client().update(gizmos, o);
         QVERIFY2(updated, qPrintable(errorOf(updated)));
         QCOMPARE(updated->json()
                      .value(QStringLiteral("spec"))
@@ -162,7 +162,7 @@ private slots:
         s.json().insert(QStringLiteral("spec"),
             QJsonObject {{QStringLiteral("deploymentName"), QStringLiteral("y")},
                 {QStringLiteral("replicas"), 9}});
-        auto status = client().updateStatus(foos, s);
+        auto status = client().updateStatus(gizmos, s);
         QVERIFY2(status, qPrintable(errorOf(status)));
         QCOMPARE(status->json()
                      .value(QStringLiteral("status"))
@@ -178,7 +178,7 @@ private slots:
             2);
         QCOMPARE(status->generation(), 2);
         // A stale status update conflicts too.
-        QVERIFY(client().updateStatus(foos, s).error().isConflict());
+        QVERIFY(client().updateStatus(gizmos, s).error().isConflict());
         // ConfigMaps have no status subresource.
         auto cm = client().create(configMaps, configMap(QStringLiteral("s-nostatus")));
         QVERIFY(cm);

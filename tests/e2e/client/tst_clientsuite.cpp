@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // e2e: the client conformance suite (tests/clientsuite) against the real kube-apiserver, through
 // a DirectClient: what testing::FakeClient is checked to do, the server does. The namespace and
-// the suite's Foo CRD are set up with kubectl, as a user would.
+// the suite's Gizmo CRD are set up with kubectl, as a user would.
 #include "../../clientsuite/clientsuite.h"
 #include "../e2esupport.h"
 
@@ -26,9 +26,9 @@ private slots:
                    .arg(QDateTime::currentMSecsSinceEpoch() % 100000);
         QVERIFY(kubectl({QStringLiteral("create"), QStringLiteral("namespace"), m_ns}));
         QVERIFY(kubectl({QStringLiteral("apply"), QStringLiteral("-f"),
-            QStringLiteral(QCM_SOURCE_DIR "/tests/clientsuite/foo-crd.yaml")}));
+            QStringLiteral(QCM_SOURCE_DIR "/tests/clientsuite/gizmo-crd.yaml")}));
         QVERIFY(kubectl({QStringLiteral("wait"), QStringLiteral("--for=condition=Established"),
-            QStringLiteral("--timeout=60s"), QStringLiteral("crd/foos.clientsuite.qcm.dev")}));
+            QStringLiteral("--timeout=60s"), QStringLiteral("crd/gizmos.clientsuite.qcm.dev")}));
     }
     void cleanupTestCase()
     {
@@ -40,9 +40,9 @@ private slots:
         QVERIFY2(out.contains(QStringLiteral("configmap/s-apply"))
                 && !out.contains(QStringLiteral("configmap/s-final")),
             qPrintable(out));
-        // The Foos go first: no namespace controller runs here, so a deleted namespace keeps
+        // The Gizmos go first: no namespace controller runs here, so a deleted namespace keeps
         // its objects for good.
-        QVERIFY(kubectl({QStringLiteral("delete"), QStringLiteral("foos.clientsuite.qcm.dev"),
+        QVERIFY(kubectl({QStringLiteral("delete"), QStringLiteral("gizmos.clientsuite.qcm.dev"),
             QStringLiteral("--all"), QStringLiteral("-n"), m_ns}));
         QVERIFY(kubectl({QStringLiteral("delete"), QStringLiteral("namespace"), m_ns,
             QStringLiteral("--wait=false")}));

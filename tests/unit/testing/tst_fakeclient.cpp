@@ -25,7 +25,7 @@ private slots:
     void init()
     {
         m_client = std::make_unique<qcm::testing::FakeClient>();
-        m_client->withStatusSubresource(foos);
+        m_client->withStatusSubresource(gizmos);
     }
 
     void seededObjectsKeepTheirStatus();
@@ -44,7 +44,7 @@ private:
 
 void tst_FakeClient::seededObjectsKeepTheirStatus()
 {
-    auto seeded = m_client->add(foos, foo(QStringLiteral("seed"), 2));
+    auto seeded = m_client->add(gizmos, gizmo(QStringLiteral("seed"), 2));
     QVERIFY(seeded);
     QCOMPARE(seeded->json()
                  .value(QStringLiteral("status"))
@@ -209,8 +209,8 @@ void tst_FakeClient::recordsActionsAndReactors()
 {
     // client-go's fake clientset: every call is an Action; a reactor answers instead of the
     // tracker (here: an injected conflict on the first status update only).
-    QVERIFY(m_client->add(foos, foo(QStringLiteral("a"), 1))); // seeding is not an action
-    auto got = m_client->get(foos, ns(), QStringLiteral("a"));
+    QVERIFY(m_client->add(gizmos, gizmo(QStringLiteral("a"), 1))); // seeding is not an action
+    auto got = m_client->get(gizmos, ns(), QStringLiteral("a"));
     QVERIFY(got);
     int conflicts = 0;
     m_client->prependReactor([&](const qcm::testing::Action &a) -> std::optional<ObjectResult> {
@@ -225,17 +225,18 @@ void tst_FakeClient::recordsActionsAndReactors()
     });
     WriteOptions options;
     options.fieldManager = QStringLiteral("m");
-    QVERIFY(m_client->updateStatus(foos, *got, options).error().isConflict());
-    QVERIFY(m_client->updateStatus(foos, *got, options));
+    QVERIFY(m_client->updateStatus(gizmos, *got, options).error().isConflict());
+    QVERIFY(m_client->updateStatus(gizmos, *got, options));
     QVERIFY(m_client->patch(configMaps, ns(), QStringLiteral("none"), PatchType::Merge, "{}")
                 .error()
                 .isNotFound());
-    QVERIFY(m_client->remove(foos, ns(), QStringLiteral("a")));
+    QVERIFY(m_client->remove(gizmos, ns(), QStringLiteral("a")));
     QCOMPARE(m_client->actionStrings(),
-        (QStringList {QStringLiteral("get foos suite/a"),
-            QStringLiteral("update foos/status suite/a"),
-            QStringLiteral("update foos/status suite/a"),
-            QStringLiteral("patch configmaps suite/none"), QStringLiteral("delete foos suite/a")}));
+        (QStringList {QStringLiteral("get gizmos suite/a"),
+            QStringLiteral("update gizmos/status suite/a"),
+            QStringLiteral("update gizmos/status suite/a"),
+            QStringLiteral("patch configmaps suite/none"),
+            QStringLiteral("delete gizmos suite/a")}));
     QCOMPARE(m_client->actions().at(1).writeOptions.fieldManager, QStringLiteral("m"));
     m_client->clearActions();
     QVERIFY(m_client->actions().isEmpty());
