@@ -85,6 +85,17 @@ Action action(
     return a;
 }
 
+// A write of `object` (create, update, update of status): where it goes and what it carries.
+Action writeAction(const char *verb, const GroupVersionResource &gvr, const Object &object,
+    const WriteOptions &options, const QString &subresource = {})
+{
+    Action a = action(verb, gvr, object.namespaceName(), object.name());
+    a.subresource = subresource;
+    a.object = object;
+    a.writeOptions = options;
+    return a;
+}
+
 } // namespace
 
 QString Action::toString() const
@@ -154,10 +165,7 @@ ListResult FakeClient::list(
 ObjectResult FakeClient::create(
     const GroupVersionResource &gvr, const Object &object, const WriteOptions &options)
 {
-    Action a = action("create", gvr, object.namespaceName(), object.name());
-    a.object = object;
-    a.writeOptions = options;
-    if (auto answer = record(a))
+    if (auto answer = record(writeAction("create", gvr, object, options)))
         return *answer;
     if (options.dryRun)
         return object;
@@ -167,10 +175,7 @@ ObjectResult FakeClient::create(
 ObjectResult FakeClient::update(
     const GroupVersionResource &gvr, const Object &object, const WriteOptions &options)
 {
-    Action a = action("update", gvr, object.namespaceName(), object.name());
-    a.object = object;
-    a.writeOptions = options;
-    if (auto answer = record(a))
+    if (auto answer = record(writeAction("update", gvr, object, options)))
         return *answer;
     return m_tracker.update(gvr, object, false);
 }
@@ -178,11 +183,7 @@ ObjectResult FakeClient::update(
 ObjectResult FakeClient::updateStatus(
     const GroupVersionResource &gvr, const Object &object, const WriteOptions &options)
 {
-    Action a = action("update", gvr, object.namespaceName(), object.name());
-    a.subresource = QStringLiteral("status");
-    a.object = object;
-    a.writeOptions = options;
-    if (auto answer = record(a))
+    if (auto answer = record(writeAction("update", gvr, object, options, QStringLiteral("status"))))
         return *answer;
     return m_tracker.update(gvr, object, true);
 }
