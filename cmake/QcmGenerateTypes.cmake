@@ -11,9 +11,9 @@
 #
 # The headers go to <binary dir>/qcm-gen/<target>/include, which is added to the target's
 # include path: `#include <samplecontroller/v1alpha1.h>` for a CRD of group
-# samplecontroller.k8s.io, version v1alpha1. The sources are compiled into the target. The
-# SDK ships meta/v1, core/v1, apps/v1 and batch/v1 (`#include <qcm/api/apps/v1.h>`), which
-# generated types refer to.
+# samplecontroller.k8s.io, version v1alpha1 (public: what links the target sees it too). The
+# sources are compiled into the target. The SDK ships meta/v1, core/v1, apps/v1 and batch/v1
+# (`#include <qcm/api/apps/v1.h>`), which generated types refer to.
 #
 # Works in the qcm source tree (the qcm-gen target) and from an installed SDK (Qcm::qcm-gen).
 
@@ -82,5 +82,6 @@ function(qcm_generate_types)
     add_custom_target(${ARG_TARGET}_qcm_types DEPENDS ${sources})
     add_dependencies(${ARG_TARGET} ${ARG_TARGET}_qcm_types)
     target_sources(${ARG_TARGET} PRIVATE ${sources})
-    target_include_directories(${ARG_TARGET} PRIVATE ${dir}/include)
+    # PUBLIC: a static library of a controller hands its types on to its plugin and its tests.
+    target_include_directories(${ARG_TARGET} PUBLIC $<BUILD_INTERFACE:${dir}/include>)
 endfunction()

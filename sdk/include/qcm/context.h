@@ -13,7 +13,8 @@
 //   settings()           the free-form `settings` map of controller-manager.yaml for this
 //                        controller, as QVariants: YAML maps become QVariantMap, sequences
 //                        QVariantList, and plain scalars bool, qint64, double or QString by
-//                        YAML 1.2's core schema (a quoted scalar stays a string)
+//                        YAML 1.2's core schema (a quoted scalar stays a string);
+//                        requireKnownSettings() refuses keys the controller does not read
 //   workers()            how many reconciles may run at once (>= 1)
 //   resyncPeriod()       how often handlers get every cached object again; zero: never
 //   clock()              the time source (Clock::system(); tests pass a FakeClock)
@@ -29,6 +30,7 @@
 #pragma once
 
 #include <qcm/clock.h>
+#include <qcm/error.h>
 #include <qcm/global.h>
 #include <qcm/leaderelection/leadertoken.h>
 
@@ -72,8 +74,16 @@ public:
     // Shared with the host's EventBroadcaster; null in unit tests that set none (use
     // record::FakeRecorder there).
     std::shared_ptr<record::EventRecorder> eventRecorder() const;
+    // eventRecorder(), for a controller that records Events: throws std::invalid_argument
+    // naming the controller when the context has none (a plugin factory's exception is the
+    // reason the host shows for the failed plugin).
+    std::shared_ptr<record::EventRecorder> requireEventRecorder() const;
     const QLoggingCategory &logCategory() const;
     QVariantMap settings() const;
+    // For a plugin factory: throws std::invalid_argument with unknownSetting()'s message when
+    // settings() has a key not in `known`, so that a misspelt setting is an error rather than
+    // silently ignored.
+    void requireKnownSettings(const QStringList &known) const;
     int workers() const;
     Duration resyncPeriod() const;
     Clock *clock() const;
@@ -98,5 +108,10 @@ private:
     void detach();
     std::shared_ptr<Private> d;
 };
+
+// The first key of `settings` not in `known`, as an Error naming it:
+// "settings.propagation: unknown setting; the settings here are propagationPolicy".
+QCM_SDK_EXPORT std::optional<Error> unknownSetting(
+    const QVariantMap &settings, const QStringList &known);
 
 } // namespace qcm

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <qcm/builder/controllerbuilder.h>
 
+#include <qcm/cache/keys.h>
 #include <qcm/cache/sharedinformerfactory.h>
+#include <qcm/ownerkey.h>
 
 namespace qcm::builder {
 
@@ -63,39 +65,50 @@ std::optional<Error> ControllerBuilder::complete()
     for (const Watch &w : std::as_const(m_watches)) {
         const predicate::Predicate filter
             = predicate::and_(QList<predicate::Predicate> {w.filter} + m_filters);
-        // What one object's event enqueues.
-        std::function<void(const Object &)> enqueue;
+        // The keys one object's event enqueues.
+        std::function<QStringList(const Object &)> keysOf;
         switch (w.kind) {
         case Watch::Kind::For:
-            enqueue = [c](const Object &o) { c->enqueue(o); };
-            break;
-        case Watch::Kind::Owns:
-            enqueue = [c, group = m_forGroup, kind = m_forKind, scope = m_forScope](
-                          const Object &o) { c->enqueueOwner(o, group, kind, scope); };
-            break;
-        case Watch::Kind::Map:
-            enqueue = [c, map = w.map](const Object &o) {
-                for (const QString &key : map(o))
-                    c->enqueue(key);
+            keysOf = [](const Object &o) {
+                const Result<QString> key = cache::metaNamespaceKey(o);
+                return key ? QStringList {*key} : QStringList();
             };
             break;
+        case Watch::Kind::Owns:
+            keysOf = [group = m_forGroup, kind = m_forKind, scope = m_forScope](const Object &o) {
+                const std::optional<QString> key = controllerOwnerKey(o, group, kind, scope);
+                return key ? QStringList {*key} : QStringList();
+            };
+            break;
+        case Watch::Kind::Map:
+            keysOf = w.map;
+            break;
         }
-        const bool both = w.kind != Watch::Kind::For; // an update may change owner or mapping
+        auto enqueue = [c](const QStringList &keys) {
+            for (const QString &key : keys)
+                c->enqueue(key);
+        };
+        // An update may change an object's owner or mapping: the keys of the old and the new
+        // object, each once (controller-runtime's handlers collect them in a set). Enqueued
+        // one by one, a key both give could be picked by a worker in between and reconciled
+        // twice, the second time against a cache that has not seen the first one's write.
+        const bool both = w.kind != Watch::Kind::For;
         m_controller.addEventHandler(factory->informerFor(w.gvr),
-            {[filter, enqueue](const Object &o, bool) {
+            {[filter, keysOf, enqueue](const Object &o, bool) {
                  if (filter.passesCreate(o))
-                     enqueue(o);
+                     enqueue(keysOf(o));
              },
-                [filter, enqueue, both](const Object &old, const Object &now) {
+                [filter, keysOf, enqueue, both](const Object &old, const Object &now) {
                     if (!filter.passesUpdate(old, now))
                         return;
-                    if (both)
-                        enqueue(old);
-                    enqueue(now);
+                    QStringList keys = both ? keysOf(old) : QStringList();
+                    keys += keysOf(now);
+                    keys.removeDuplicates();
+                    enqueue(keys);
                 },
-                [filter, enqueue](const Object &o, bool) {
+                [filter, keysOf, enqueue](const Object &o, bool) {
                     if (filter.passesRemove(o))
-                        enqueue(o);
+                        enqueue(keysOf(o));
                 }});
     }
     return std::nullopt;

@@ -4,6 +4,8 @@
 
 #include <QtCore/QLoggingCategory>
 
+#include <stdexcept>
+
 namespace qcm {
 
 namespace {
@@ -77,6 +79,36 @@ metrics::Registry *ControllerContext::metricsRegistry() const
 std::shared_ptr<record::EventRecorder> ControllerContext::eventRecorder() const
 {
     return d->eventRecorder;
+}
+
+std::shared_ptr<record::EventRecorder> ControllerContext::requireEventRecorder() const
+{
+    if (!d->eventRecorder)
+        throw std::invalid_argument(
+            QStringLiteral("%1 records Events, and its context has no event recorder "
+                           "(ControllerContext::eventRecorder())")
+                .arg(controllerName())
+                .toStdString());
+    return d->eventRecorder;
+}
+
+void ControllerContext::requireKnownSettings(const QStringList &known) const
+{
+    if (const std::optional<Error> error = unknownSetting(settings(), known))
+        throw std::invalid_argument(error->toString().toStdString());
+}
+
+std::optional<Error> unknownSetting(const QVariantMap &settings, const QStringList &known)
+{
+    for (auto it = settings.begin(); it != settings.end(); ++it) {
+        if (known.contains(it.key()))
+            continue;
+        return Error {QString(), QStringLiteral("settings.") + it.key(),
+            known.isEmpty() ? QStringLiteral("unknown setting; this controller has no settings")
+                            : QStringLiteral("unknown setting; the settings here are %1")
+                                  .arg(known.join(QStringLiteral(", ")))};
+    }
+    return std::nullopt;
 }
 
 const QLoggingCategory &ControllerContext::logCategory() const

@@ -209,7 +209,9 @@ struct ObjectTracker::Private
         return e.object;
     }
 
-    ObjectResult create(const GroupVersionResource &gvr, QJsonObject object)
+    // `seed`: an object as it exists on a server (add()), which keeps the uid,
+    // creationTimestamp and deletionTimestamp it was given.
+    ObjectResult create(const GroupVersionResource &gvr, QJsonObject object, bool seed = false)
     {
         QString name = metaString(object, "name");
         const QString ns = metaString(object, "namespace");
@@ -239,9 +241,13 @@ struct ObjectTracker::Private
         if (objects.count(k))
             return status(409, QStringLiteral("AlreadyExists"),
                 QStringLiteral("%1 \"%2\" already exists").arg(qualified(gvr), name), gvr, name);
-        setMeta(object, "uid", QUuid::createUuid().toString(QUuid::WithoutBraces));
-        setMeta(object, "creationTimestamp", QDateTime::currentDateTimeUtc().toString(Qt::ISODate));
-        setMeta(object, "deletionTimestamp", QJsonValue::Undefined);
+        if (!seed || metaString(object, "uid").isEmpty())
+            setMeta(object, "uid", QUuid::createUuid().toString(QUuid::WithoutBraces));
+        if (!seed || metaString(object, "creationTimestamp").isEmpty())
+            setMeta(
+                object, "creationTimestamp", QDateTime::currentDateTimeUtc().toString(Qt::ISODate));
+        if (!seed)
+            setMeta(object, "deletionTimestamp", QJsonValue::Undefined);
         if (hasStatus(gvr)) {
             object.remove(QLatin1String("status")); // status is written through its subresource
             setMeta(object, "generation", 1);
@@ -308,7 +314,7 @@ ObjectResult ObjectTracker::add(const GroupVersionResource &gvr, const Object &o
     QJsonObject json = object.json();
     const QJsonValue status = json.value(QLatin1String("status"));
     setMeta(json, "resourceVersion", QJsonValue::Undefined);
-    auto created = d->create(gvr, json);
+    auto created = d->create(gvr, json, true);
     if (!created || status.isUndefined() || !d->hasStatus(gvr))
         return created;
     // A seeded object keeps the status it was given.

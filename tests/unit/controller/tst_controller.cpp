@@ -45,6 +45,7 @@ private slots:
     void enqueueHelpers();
     void metricsUnderTheControllerName();
     void contextCarriesTheEventRecorder();
+    void contextRefusesWhatAControllerLacks();
     void noReconcileWithAnEndedTerm();
     void noReconcileAfterTheTermEnds();
 
@@ -578,6 +579,40 @@ void tst_Controller::contextCarriesTheEventRecorder()
     other.setEventRecorder(nullptr);
     QCOMPARE(c.eventRecorder(), std::static_pointer_cast<record::EventRecorder>(recorder));
     QVERIFY(!other.eventRecorder());
+}
+
+// requireEventRecorder() and requireKnownSettings(): a plugin factory's refusals, named.
+void tst_Controller::contextRefusesWhatAControllerLacks()
+{
+    ControllerContext c(QStringLiteral("demo"));
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, c.requireEventRecorder());
+    try {
+        c.requireEventRecorder();
+    } catch (const std::invalid_argument &e) {
+        QVERIFY2(QString::fromUtf8(e.what()).startsWith(QStringLiteral("demo records Events")),
+            e.what());
+    }
+    auto recorder = std::make_shared<record::FakeRecorder>();
+    c.setEventRecorder(recorder);
+    QCOMPARE(c.requireEventRecorder(), std::static_pointer_cast<record::EventRecorder>(recorder));
+
+    c.setSettings({{QStringLiteral("propagationPolicy"), QStringLiteral("Orphan")}});
+    c.requireKnownSettings({QStringLiteral("propagationPolicy")}); // throws nothing
+    QCOMPARE(unknownSetting(c.settings(), {QStringLiteral("propagationPolicy")}), std::nullopt);
+    const std::optional<Error> unknown
+        = unknownSetting(c.settings(), {QStringLiteral("a"), QStringLiteral("b")});
+    QVERIFY(unknown);
+    QCOMPARE(unknown->toString(),
+        QStringLiteral("settings.propagationPolicy: unknown setting; the settings here are a, b"));
+    QCOMPARE(unknownSetting(c.settings(), {})->toString(),
+        QStringLiteral("settings.propagationPolicy: unknown setting; this controller has no "
+                       "settings"));
+    try {
+        c.requireKnownSettings({});
+        QFAIL("an unknown setting is refused");
+    } catch (const std::invalid_argument &e) {
+        QCOMPARE(QString::fromUtf8(e.what()), unknownSetting(c.settings(), {})->toString());
+    }
 }
 
 // A context whose term is over (here a default, never valid token): no reconcile starts, and

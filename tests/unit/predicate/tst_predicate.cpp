@@ -74,6 +74,23 @@ Object make(const QString &apiVersion, const QString &kind, const QString &name,
     return o;
 }
 
+// A controller with one worker on informers over a fake client.
+struct BuilderFixture
+{
+    static ControllerContext context(cache::SharedInformerFactory *informers)
+    {
+        ControllerContext c(QStringLiteral("builder-test"));
+        c.setInformerFactory(informers);
+        c.setWorkers(1);
+        return c;
+    }
+
+    testing::FakeClient server;
+    QObject owner;
+    cache::SharedInformerFactory *informers = server.informerFactory(&owner);
+    RecordingController controller {context(informers)};
+};
+
 } // namespace
 
 class tst_Predicate : public QObject
@@ -87,6 +104,7 @@ private slots:
     void labelSelector();
     void combinations();
     void builderWiresForOwnsAndWatches();
+    void builderEnqueuesAnUpdatesKeysOnce();
     void builderRefusesWithoutOneFor();
 };
 
@@ -162,13 +180,10 @@ void tst_Predicate::combinations()
 
 void tst_Predicate::builderWiresForOwnsAndWatches()
 {
-    testing::FakeClient server;
-    QObject owner;
-    cache::SharedInformerFactory *informers = server.informerFactory(&owner);
-    ControllerContext context(QStringLiteral("builder-test"));
-    context.setInformerFactory(informers);
-    context.setWorkers(1);
-    RecordingController controller(context);
+    BuilderFixture f;
+    testing::FakeClient &server = f.server;
+    cache::SharedInformerFactory *informers = f.informers;
+    RecordingController &controller = f.controller;
     // Foos reconciled, except those labelled skip=true (the event filter applies to every watch);
     // ConfigMaps owned by a Foo; Secrets mapped to the Foo their "foo" label names.
     const std::optional<Error> error
@@ -224,6 +239,50 @@ void tst_Predicate::builderWiresForOwnsAndWatches()
     QVERIFY(server.update(Foos, relabelled));
     QTest::qWait(300);
     QCOMPARE(controller.keys().size(), 3);
+    QVERIFY(controller.stop(std::chrono::seconds(10)));
+    informers->shutdown();
+}
+
+// An update whose old and new object map to the same key enqueues it once: enqueued once per
+// object, a worker that takes it in between reconciles it a second time (controller-runtime's
+// map handler collects the keys in a set). The map function of the new object waits until a
+// worker has reconciled the key, which only happens if the old object's key was enqueued
+// already; then exactly one reconcile follows the update.
+void tst_Predicate::builderEnqueuesAnUpdatesKeysOnce()
+{
+    BuilderFixture f;
+    testing::FakeClient &server = f.server;
+    cache::SharedInformerFactory *informers = f.informers;
+    RecordingController &controller = f.controller;
+    int calls = 0; // the map function runs on this thread (handlers)
+    const std::optional<Error> error
+        = builder::ControllerBuilder(controller)
+              .forResource(Foos, QStringLiteral("Foo"))
+              .watches(Secrets,
+                  [&](const Object &) {
+                      if (++calls == 3) { // the new object of the update
+                          QElapsedTimer waited;
+                          waited.start();
+                          while (controller.keys().size() < 2 && waited.elapsed() < 1000)
+                              QThread::msleep(5);
+                      }
+                      return QStringList {QStringLiteral("ns/m")};
+                  })
+              .complete();
+    QVERIFY2(!error, error ? qPrintable(error->toString()) : "");
+    informers->start();
+    controller.start();
+    QTRY_VERIFY_WITH_TIMEOUT(controller.hasSynced(), 10000);
+    QVERIFY(server.create(
+        Secrets, make(QStringLiteral("v1"), QStringLiteral("Secret"), QStringLiteral("s"))));
+    QTRY_COMPARE_WITH_TIMEOUT(controller.keys(), QStringList {QStringLiteral("ns/m")}, 10000);
+    Object relabelled = *server.get(Secrets, QStringLiteral("ns"), QStringLiteral("s"));
+    relabelled.setLabels({{QStringLiteral("x"), QStringLiteral("y")}});
+    QVERIFY(server.update(Secrets, relabelled));
+    QTRY_COMPARE_WITH_TIMEOUT(calls, 3, 10000);
+    QTRY_COMPARE_WITH_TIMEOUT(controller.keys().size(), 2, 10000);
+    QTest::qWait(300);
+    QCOMPARE(controller.keys(), (QStringList {QStringLiteral("ns/m"), QStringLiteral("ns/m")}));
     QVERIFY(controller.stop(std::chrono::seconds(10)));
     informers->shutdown();
 }

@@ -24,6 +24,11 @@ public:
     CachedClient(cache::SharedInformerFactory *informers, Client *writer,
         Duration syncTimeout = std::chrono::seconds(30));
 
+    // The typed forms, which the overrides below would hide.
+    using Client::create;
+    using Client::get;
+    using Client::list;
+
     ObjectResult get(
         const GroupVersionResource &gvr, const QString &ns, const QString &name) override;
     ListResult list(const GroupVersionResource &gvr, const QString &ns,

@@ -61,7 +61,7 @@ public:
     // Server-side apply: `configuration` holds the fields this manager owns (a kind's builder
     // makes one); options.fieldManager is required, options.force takes fields other managers
     // own. Creates the object if it does not exist.
-    ObjectResult apply(
+    virtual ObjectResult apply(
         const GroupVersionResource &gvr, const Object &configuration, const PatchOptions &options);
 
     // Typed forms: Kind is a generated kind (core::v1::Pod, a CRD's kind).
@@ -119,6 +119,11 @@ class QCM_SDK_EXPORT DirectClient final : public Client
 {
 public:
     explicit DirectClient(RestClient *client);
+
+    // The typed forms, which the overrides below would hide.
+    using Client::create;
+    using Client::get;
+    using Client::list;
 
     ObjectResult get(
         const GroupVersionResource &gvr, const QString &ns, const QString &name) override;

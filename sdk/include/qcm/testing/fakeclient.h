@@ -66,7 +66,7 @@ public:
 
     // controller-runtime's WithStatusSubresource, for a CRD's resource.
     FakeClient &withStatusSubresource(const client::GroupVersionResource &gvr);
-    // Seeds an object (WithObjects); its status is kept.
+    // Seeds an object (WithObjects); its status, uid and timestamps are kept (ObjectTracker::add).
     client::ObjectResult add(const client::GroupVersionResource &gvr, const client::Object &object);
     ObjectTracker &tracker() { return m_tracker; }
 

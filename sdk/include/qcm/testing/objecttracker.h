@@ -43,7 +43,9 @@ public:
 
     // controller-runtime's WithStatusSubresource.
     void addStatusSubresource(const client::GroupVersionResource &gvr);
-    // Seeds an object as if created (fake.NewClientBuilder().WithObjects()).
+    // Seeds an object as if created (fake.NewClientBuilder().WithObjects()), keeping the uid,
+    // creationTimestamp and deletionTimestamp it carries (an object as it exists on a server);
+    // the resourceVersion is the tracker's.
     client::ObjectResult add(const client::GroupVersionResource &gvr, const client::Object &object);
 
     client::ObjectResult get(
