@@ -1,65 +1,64 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "configmapreferences.h"
 
+#include <qcm/api/apps/v1.h>
+#include <qcm/api/core/v1.h>
+
 #include <QtCore/QCryptographicHash>
-#include <QtCore/QJsonArray>
 #include <QtCore/QJsonDocument>
 
 #include <set>
 
 namespace qcm::samples {
 
-using namespace qcm::client;
+using namespace qcm::api;
+using client::Object;
 
 namespace {
 
-QJsonObject objectAt(const QJsonObject &object, const char *field)
+QString sha256(const QJsonObject &content)
 {
-    return object.value(QLatin1String(field)).toObject();
+    // QJsonObject keeps its keys sorted, so the bytes depend on the content alone.
+    return QString::fromLatin1(QCryptographicHash::hash(
+        QJsonDocument(content).toJson(QJsonDocument::Compact), QCryptographicHash::Sha256)
+                                   .toHex());
 }
 
-QJsonArray arrayAt(const QJsonObject &object, const char *field)
+// A map field as Qt's JSON, what the hashes are made of: absent, null and {} all read as {}.
+// (Reading it as QMap<QString, QString> would turn a value of another type into "".)
+QJsonObject jsonOf(const typed::MapView<QString> &map)
 {
-    return object.value(QLatin1String(field)).toArray();
+    return map.node().toJsonValue().toObject();
 }
 
-void insertName(std::set<QString> &names, const QJsonObject &reference)
+core::v1::PodTemplateSpec podTemplateOf(const Object &deployment)
 {
-    const QString name = reference.value(QLatin1String("name")).toString();
-    if (!name.isEmpty())
-        names.insert(name);
-}
-
-QString sha256(const QByteArray &bytes)
-{
-    return QString::fromLatin1(QCryptographicHash::hash(bytes, QCryptographicHash::Sha256).toHex());
-}
-
-QJsonObject podTemplateOf(const Object &deployment)
-{
-    return objectAt(objectAt(deployment.json(), "spec"), "template");
+    return apps::v1::Deployment(deployment).spec().template_();
 }
 
 } // namespace
 
-QStringList referencedConfigMaps(const QJsonObject &podTemplate)
+QStringList referencedConfigMaps(const core::v1::PodTemplateSpec &podTemplate)
 {
     std::set<QString> names;
-    const QJsonObject spec = objectAt(podTemplate, "spec");
-    for (const QJsonValue &volume : arrayAt(spec, "volumes")) {
-        insertName(names, objectAt(volume.toObject(), "configMap"));
-        for (const QJsonValue &source :
-            arrayAt(objectAt(volume.toObject(), "projected"), "sources"))
-            insertName(names, objectAt(source.toObject(), "configMap"));
+    // An absent reference reads as an empty name.
+    auto insert = [&names](const QString &name) {
+        if (!name.isEmpty())
+            names.insert(name);
+    };
+    const core::v1::PodSpec spec = podTemplate.spec();
+    for (const core::v1::Volume &volume : spec.volumes()) {
+        insert(volume.configMap().name());
+        for (const core::v1::VolumeProjection &source : volume.projected().sources())
+            insert(source.configMap().name());
     }
-    for (const char *containers : {"initContainers", "containers"}) {
-        for (const QJsonValue &value : arrayAt(spec, containers)) {
-            const QJsonObject container = value.toObject();
-            for (const QJsonValue &env : arrayAt(container, "env"))
-                insertName(
-                    names, objectAt(objectAt(env.toObject(), "valueFrom"), "configMapKeyRef"));
-            for (const QJsonValue &envFrom : arrayAt(container, "envFrom"))
-                insertName(names, objectAt(envFrom.toObject(), "configMapRef"));
+    for (const typed::ArrayView<core::v1::Container> &containers :
+        {spec.initContainers(), spec.containers()}) {
+        for (const core::v1::Container &container : containers) {
+            for (const core::v1::EnvVar &env : container.env())
+                insert(env.valueFrom().configMapKeyRef().name());
+            for (const core::v1::EnvFromSource &envFrom : container.envFrom())
+                insert(envFrom.configMapRef().name());
         }
     }
     return QStringList(names.begin(), names.end());
@@ -75,40 +74,41 @@ QStringList configMapIndexKeys(const Object &deployment)
 
 bool configMapDataDiffers(const Object &before, const Object &after)
 {
-    return objectAt(before.json(), "data") != objectAt(after.json(), "data")
-        || objectAt(before.json(), "binaryData") != objectAt(after.json(), "binaryData");
+    const core::v1::ConfigMap b(before), a(after);
+    return jsonOf(b.data()) != jsonOf(a.data()) || jsonOf(b.binaryData()) != jsonOf(a.binaryData());
 }
 
 QString configMapDataHash(const QMap<QString, Object> &configMaps)
 {
-    // One JSON document: {name: {data, binaryData}, ...}. QJsonObject keeps its keys sorted, so
-    // the bytes depend on the content alone.
+    // One JSON document: {name: {data, binaryData}, ...}.
     QJsonObject content;
     for (auto it = configMaps.begin(); it != configMaps.end(); ++it) {
+        const core::v1::ConfigMap configMap(*it);
         content.insert(it.key(),
-            QJsonObject {{QStringLiteral("data"), objectAt(it->json(), "data")},
-                {QStringLiteral("binaryData"), objectAt(it->json(), "binaryData")}});
+            QJsonObject {{QStringLiteral("data"), jsonOf(configMap.data())},
+                {QStringLiteral("binaryData"), jsonOf(configMap.binaryData())}});
     }
-    return sha256(QJsonDocument(content).toJson(QJsonDocument::Compact));
+    return sha256(content);
 }
 
-QString podTemplateHash(const QJsonObject &podTemplate)
+QString podTemplateHash(const core::v1::PodTemplateSpec &podTemplate)
 {
-    QJsonObject copy = podTemplate;
-    QJsonObject metadata = objectAt(copy, "metadata");
-    QJsonObject annotations = objectAt(metadata, "annotations");
+    // The whole template, whatever fields it has: a field the typed views do not know must
+    // change the hash too. The API server leaves out an empty map: so does the hash, so that
+    // the template hashes the same before the first restart and after it.
+    auto setOrRemove = [](QJsonObject &object, const QString &key, const QJsonObject &value) {
+        if (value.isEmpty())
+            object.remove(key);
+        else
+            object.insert(key, value);
+    };
+    QJsonObject copy = podTemplate.toJsonValue().toObject();
+    QJsonObject metadata = copy.value(QLatin1String("metadata")).toObject();
+    QJsonObject annotations = metadata.value(QLatin1String("annotations")).toObject();
     annotations.remove(ConfigMapHashAnnotation);
-    // The API server leaves out an empty map: so does the hash, so that the template hashes
-    // the same before the first restart and after it.
-    if (annotations.isEmpty())
-        metadata.remove(QStringLiteral("annotations"));
-    else
-        metadata.insert(QStringLiteral("annotations"), annotations);
-    if (metadata.isEmpty())
-        copy.remove(QStringLiteral("metadata"));
-    else
-        copy.insert(QStringLiteral("metadata"), metadata);
-    return sha256(QJsonDocument(copy).toJson(QJsonDocument::Compact));
+    setOrRemove(metadata, QStringLiteral("annotations"), annotations);
+    setOrRemove(copy, QStringLiteral("metadata"), metadata);
+    return sha256(copy);
 }
 
 RestartDecision decideRestart(const Object &deployment, const ConfigMapLookup &lookup)
@@ -116,7 +116,7 @@ RestartDecision decideRestart(const Object &deployment, const ConfigMapLookup &l
     RestartDecision decision;
     if (deployment.deletionTimestamp())
         return decision;
-    const QJsonObject podTemplate = podTemplateOf(deployment);
+    const core::v1::PodTemplateSpec podTemplate = podTemplateOf(deployment);
     const QMap<QString, QString> annotations = deployment.annotations();
     decision.configMaps = referencedConfigMaps(podTemplate);
     if (decision.configMaps.isEmpty() && !annotations.contains(ConfigMapHashAnnotation))
@@ -150,17 +150,17 @@ RestartDecision decideRestart(const Object &deployment, const ConfigMapLookup &l
 
 QByteArray restartPatch(const Object &deployment, const RestartDecision &decision)
 {
+    const QJsonObject annotations {{ConfigMapHashAnnotation, decision.dataHash},
+        {TemplateHashAnnotation, decision.templateHash}};
     QJsonObject patch {{QStringLiteral("metadata"),
         QJsonObject {{QStringLiteral("resourceVersion"), deployment.resourceVersion()},
-            {QStringLiteral("annotations"),
-                QJsonObject {{ConfigMapHashAnnotation, decision.dataHash},
-                    {TemplateHashAnnotation, decision.templateHash}}}}}};
+            {QStringLiteral("annotations"), annotations}}}};
     if (decision.action == RestartDecision::Action::Restart) {
+        const QJsonObject templateMetadata {{QStringLiteral("annotations"),
+            QJsonObject {{ConfigMapHashAnnotation, decision.dataHash}}}};
         patch.insert(QStringLiteral("spec"),
             QJsonObject {{QStringLiteral("template"),
-                QJsonObject {{QStringLiteral("metadata"),
-                    QJsonObject {{QStringLiteral("annotations"),
-                        QJsonObject {{ConfigMapHashAnnotation, decision.dataHash}}}}}}}});
+                QJsonObject {{QStringLiteral("metadata"), templateMetadata}}}});
     }
     return QJsonDocument(patch).toJson(QJsonDocument::Compact);
 }

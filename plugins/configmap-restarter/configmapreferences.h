@@ -15,6 +15,10 @@
 //                                                         written only to restart the pods
 // The first two are on the Deployment itself: writing them starts no rollout.
 //
+// The hashes are recorded on Deployments and must not change from one release to the next
+// (a different hash for the same input would restart every adopted Deployment): both are the
+// SHA-256 of Qt's compact JSON of a QJsonObject (keys sorted), whatever reads the fields.
+//
 // Thread safety: reentrant.
 #pragma once
 
@@ -23,6 +27,10 @@
 #include <functional>
 #include <optional>
 
+namespace qcm::api::core::v1 {
+class PodTemplateSpec; // <qcm/api/core/v1.h>
+} // namespace qcm::api::core::v1
+
 namespace qcm::samples {
 
 inline const QString ConfigMapHashAnnotation = QStringLiteral("qcm.io/configmap-hash");
@@ -30,7 +38,7 @@ inline const QString TemplateHashAnnotation = QStringLiteral("qcm.io/configmap-t
 
 // The names of the ConfigMaps `podTemplate` (a Deployment's spec.template) references, sorted,
 // each once.
-QStringList referencedConfigMaps(const QJsonObject &podTemplate);
+QStringList referencedConfigMaps(const api::core::v1::PodTemplateSpec &podTemplate);
 // The index function of the Deployments' informer: "namespace/name" of each ConfigMap the
 // Deployment's pod template references.
 QStringList configMapIndexKeys(const client::Object &deployment);
@@ -43,7 +51,7 @@ bool configMapDataDiffers(const client::Object &before, const client::Object &af
 QString configMapDataHash(const QMap<QString, client::Object> &configMaps);
 // SHA-256 (hex) of a pod template without the restart annotation (which the controller writes
 // itself), so that only someone else's change to the template changes it.
-QString podTemplateHash(const QJsonObject &podTemplate);
+QString podTemplateHash(const api::core::v1::PodTemplateSpec &podTemplate);
 
 // A ConfigMap of the Deployment's namespace by name, from the cache; nothing if it does not
 // exist.

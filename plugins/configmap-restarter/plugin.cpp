@@ -2,8 +2,6 @@
 // The configmap-restarter plugin: the factory the host loads (see configmaprestarter.h).
 #include "configmaprestarter.h"
 
-#include "settings.h"
-
 #include <qcm/plugin.h>
 
 class ConfigMapRestarterPlugin : public QObject, public qcm::ControllerPlugin
@@ -13,11 +11,11 @@ class ConfigMapRestarterPlugin : public QObject, public qcm::ControllerPlugin
     Q_INTERFACES(qcm::ControllerPlugin)
 
 public:
-    // Throws std::invalid_argument for any setting (it has none): the host marks the plugin
-    // failed with the message.
+    // Throws std::invalid_argument for any setting (it has none), and without an event
+    // recorder: the host marks the plugin failed with the message.
     std::unique_ptr<qcm::Controller> create(const qcm::ControllerContext &context) override
     {
-        qcm::samples::requireKnownSettings(context, {});
+        context.requireKnownSettings({});
         return std::make_unique<qcm::samples::ConfigMapRestarter>(context);
     }
 };

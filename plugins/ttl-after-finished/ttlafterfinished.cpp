@@ -1,86 +1,76 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ttlafterfinished.h"
 
-#include <QtCore/QJsonArray>
-
 namespace qcm::samples {
 
-using namespace qcm::client;
+using api::batch::v1::Job;
+using api::batch::v1::JobCondition;
 
 namespace {
 // The first Complete or Failed condition with status "True" (jobutil.FinishedCondition).
-std::optional<QJsonObject> finishedCondition(const Object &job)
+std::optional<JobCondition> finishedCondition(const Job &job)
 {
-    const QJsonArray conditions = job.json()
-                                      .value(QLatin1String("status"))
-                                      .toObject()
-                                      .value(QLatin1String("conditions"))
-                                      .toArray();
-    for (const QJsonValue &value : conditions) {
-        const QJsonObject condition = value.toObject();
-        const QString type = condition.value(QLatin1String("type")).toString();
-        if ((type == QLatin1String("Complete") || type == QLatin1String("Failed"))
-            && condition.value(QLatin1String("status")).toString() == QLatin1String("True"))
+    for (const JobCondition &condition : job.status().conditions()) {
+        if ((condition.type() == QLatin1String("Complete")
+                || condition.type() == QLatin1String("Failed"))
+            && condition.status() == QLatin1String("True"))
             return condition;
     }
     return std::nullopt;
 }
 
-std::optional<qint64> ttlSecondsAfterFinished(const Object &job)
+// The informer's Object, seen as a Job (the predicate gets untyped objects).
+bool wantsCleanup(const client::Object &object)
 {
-    const QJsonValue ttl = job.json()
-                               .value(QLatin1String("spec"))
-                               .toObject()
-                               .value(QLatin1String("ttlSecondsAfterFinished"));
-    if (!ttl.isDouble())
-        return std::nullopt;
-    return ttl.toInteger();
-}
-
-QString jobName(const Object &job)
-{
-    return job.namespaceName() + QLatin1Char('/') + job.name();
+    const Job job(object);
+    return !job.metadata().deletionTimestamp() && needsCleanup(job);
 }
 } // namespace
 
-bool isJobFinished(const Object &job)
+bool isJobFinished(const Job &job)
 {
     return finishedCondition(job).has_value();
 }
 
-bool needsCleanup(const Object &job)
+bool needsCleanup(const Job &job)
 {
-    return ttlSecondsAfterFinished(job).has_value() && isJobFinished(job);
+    return job.spec().ttlSecondsAfterFinished().has_value() && isJobFinished(job);
 }
 
-Result<QDateTime> jobFinishTime(const Object &job)
+Result<QDateTime> jobFinishTime(const Job &job)
 {
-    const std::optional<QJsonObject> condition = finishedCondition(job);
+    const std::optional<JobCondition> condition = finishedCondition(job);
     if (!condition)
         return Error {QString(), QString(),
-            QStringLiteral("unable to find the status of the finished Job %1").arg(jobName(job))};
-    const QDateTime finishAt = QDateTime::fromString(
-        condition->value(QLatin1String("lastTransitionTime")).toString(), Qt::ISODate);
-    if (!finishAt.isValid())
+            QStringLiteral("unable to find the status of the finished Job %1").arg(job.key())};
+    const std::optional<QDateTime> finishAt = condition->lastTransitionTime();
+    if (!finishAt)
         return Error {QString(), QString(),
-            QStringLiteral("unable to find the time when the Job %1 finished").arg(jobName(job))};
-    return finishAt;
+            QStringLiteral("unable to find the time when the Job %1 finished").arg(job.key())};
+    return *finishAt;
 }
 
-Result<TtlCheck> checkTtl(const Object &job, const QDateTime &now)
+Result<TtlCheck> checkTtl(const Job &job, const QDateTime &now)
 {
     TtlCheck check;
-    if (job.deletionTimestamp() || !needsCleanup(job))
+    if (job.metadata().deletionTimestamp() || !needsCleanup(job))
         return check;
     const Result<QDateTime> finishAt = jobFinishTime(job);
     if (!finishAt)
         return finishAt.error();
     check.finishAt = *finishAt;
-    check.expireAt = finishAt->addSecs(*ttlSecondsAfterFinished(job));
+    check.expireAt = finishAt->addSecs(*job.spec().ttlSecondsAfterFinished());
     check.remaining = std::chrono::milliseconds(now.msecsTo(check.expireAt));
     check.kind
         = check.remaining <= Duration::zero() ? TtlCheck::Kind::Expired : TtlCheck::Kind::NotYet;
     return check;
+}
+
+predicate::Predicate jobsToCleanUp()
+{
+    return {wantsCleanup,
+        [](const client::Object &, const client::Object &job) { return wantsCleanup(job); },
+        [](const client::Object &) { return false; }};
 }
 
 } // namespace qcm::samples

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The pure parts of kube-controller-manager's TTL-after-finished controller
-// (pkg/controller/ttlafterfinished): when a Job needs cleaning up, when it finished, and how
-// long it has left.
+// (pkg/controller/ttlafterfinished): which Jobs need cleaning up, when they finished, how long
+// they have left, and which informer events are worth queueing.
 //
 // A Job needs cleaning up when spec.ttlSecondsAfterFinished is set and it has finished: it has
 // a Complete or Failed condition with status "True" (jobutil.IsJobFinished). It finished at
@@ -10,19 +10,21 @@
 // Thread safety: reentrant.
 #pragma once
 
-#include <qcm/client/object.h>
+#include <qcm/api/batch/v1.h>
 #include <qcm/clock.h>
+#include <qcm/predicate/predicate.h>
 #include <qcm/result.h>
 
 namespace qcm::samples {
 
 // A Complete or Failed condition with status "True".
-bool isJobFinished(const client::Object &job);
+bool isJobFinished(const api::batch::v1::Job &job);
 // spec.ttlSecondsAfterFinished is set and the Job has finished.
-bool needsCleanup(const client::Object &job);
-// The lastTransitionTime of the finishing condition; an error if the Job has not finished, or
-// the condition carries no (valid) time.
-Result<QDateTime> jobFinishTime(const client::Object &job);
+bool needsCleanup(const api::batch::v1::Job &job);
+// The lastTransitionTime of the finishing condition; an error if the Job has not finished
+// ("unable to find the status of the finished Job ns/name"), or the condition carries no
+// (valid) time ("unable to find the time when the Job ns/name finished").
+Result<QDateTime> jobFinishTime(const api::batch::v1::Job &job);
 
 // What the TTL of one Job says at `now` (upstream's processTTL and timeLeft).
 struct TtlCheck
@@ -38,6 +40,11 @@ struct TtlCheck
     Duration remaining {0}; // expireAt - now, with millisecond precision; <= 0 when Expired
 };
 // An error when the Job needs cleaning up but its finish time cannot be found.
-Result<TtlCheck> checkTtl(const client::Object &job, const QDateTime &now);
+Result<TtlCheck> checkTtl(const api::batch::v1::Job &job, const QDateTime &now);
+
+// Upstream's addJob/updateJob filter, for the Jobs watch: an add or update (resyncs too)
+// passes when the new Job needs cleaning up and is not being deleted; a delete never passes
+// (upstream has no delete handler: a Job that is gone has nothing left to clean up).
+predicate::Predicate jobsToCleanUp();
 
 } // namespace qcm::samples

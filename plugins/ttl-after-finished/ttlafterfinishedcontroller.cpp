@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ttlafterfinishedcontroller.h"
 
-#include "resources.h"
-#include "settings.h"
 #include "ttlafterfinished.h"
 
+#include <qcm/builder/controllerbuilder.h>
 #include <qcm/cache/sharedinformerfactory.h>
 #include <qcm/metrics/registry.h>
 
@@ -14,10 +13,10 @@
 
 namespace qcm::samples {
 
-using namespace qcm::client;
+using api::batch::v1::Job;
 
 TtlAfterFinishedController::TtlAfterFinishedController(
-    const ControllerContext &context, std::shared_ptr<ObjectClient> client, Options options)
+    const ControllerContext &context, std::shared_ptr<client::Client> client, Options options)
     : Controller(context), m_client(std::move(client)), m_options(std::move(options))
 {
     if (!m_options.now)
@@ -32,11 +31,11 @@ TtlAfterFinishedController::TtlAfterFinishedController(
                                       "eligible for deletion"))
                    .add({}, metrics::exponentialBuckets(0.1, 2, 14));
     }
-    m_jobs = context.informerFactory()->informerFor(Jobs);
-    cache::ResourceEventHandler onJob;
-    onJob.onAdd = [this](const Object &job, bool) { enqueueIfNeedsCleanup(job); };
-    onJob.onUpdate = [this](const Object &, const Object &job) { enqueueIfNeedsCleanup(job); };
-    addEventHandler(m_jobs, onJob);
+    if (std::optional<Error> error
+        = builder::ControllerBuilder(*this).forKind<Job>(jobsToCleanUp()).complete())
+        throw std::invalid_argument(error->toString().toStdString());
+    // The builder's informer (the factory shares one per resource): processJob reads its cache.
+    m_jobs = context.informerFactory()->informerFor(Job::groupVersionResource());
 }
 
 namespace {
@@ -51,27 +50,28 @@ TtlAfterFinishedController::Options optionsOrThrow(const ControllerContext &cont
 } // namespace
 
 TtlAfterFinishedController::TtlAfterFinishedController(const ControllerContext &context)
-    : TtlAfterFinishedController(
-        context, std::make_shared<RestObjectClient>(context.restClient()), optionsOrThrow(context))
+    : TtlAfterFinishedController(context,
+        std::make_shared<client::DirectClient>(context.restClient()), optionsOrThrow(context))
 { }
 
 TtlAfterFinishedController::~TtlAfterFinishedController()
 {
-    // See FooController's destructor: wait for the workers, which call our reconcile().
+    // The workers call our reconcile(): they must be gone before this subclass is.
     stop(std::chrono::hours(24));
 }
 
 Result<TtlAfterFinishedController::Options> TtlAfterFinishedController::optionsFromSettings(
     const QVariantMap &settings)
 {
-    Options options;
-    if (std::optional<Error> error
-        = unknownSetting(settings, {QStringLiteral("propagationPolicy")}))
+    const QString key = QStringLiteral("propagationPolicy");
+    if (std::optional<Error> error = unknownSetting(settings, {key}))
         return *error;
-    if (settings.contains(QStringLiteral("propagationPolicy"))) {
-        const QVariant policy = settings.value(QStringLiteral("propagationPolicy"));
+    Options options;
+    if (settings.contains(key)) {
+        const QVariant policy = settings.value(key);
         const QStringList known {
             QStringLiteral("Background"), QStringLiteral("Foreground"), QStringLiteral("Orphan")};
+        // A YAML scalar that is not a string (3, true) is refused even if it prints as one.
         if (policy.typeId() != QMetaType::QString || !known.contains(policy.toString()))
             return Error {QString(), QStringLiteral("settings.propagationPolicy"),
                 QStringLiteral("must be Background, Foreground or Orphan, not \"%1\"")
@@ -81,38 +81,24 @@ Result<TtlAfterFinishedController::Options> TtlAfterFinishedController::optionsF
     return options;
 }
 
-QDateTime TtlAfterFinishedController::now() const
-{
-    return m_options.now();
-}
-
-void TtlAfterFinishedController::enqueueIfNeedsCleanup(const Object &job)
-{
-    if (!job.deletionTimestamp() && needsCleanup(job))
-        enqueue(job);
-}
-
 ReconcileResult TtlAfterFinishedController::processJob(const QString &key)
 {
-    const Result<cache::NamespacedName> name = cache::splitMetaNamespaceKey(key);
-    if (!name)
-        return ReconcileResult::error(name.error().toString());
     // Jobs deleted or being deleted, and those that need no cleaning up, are left alone.
-    const std::optional<Object> job = m_jobs->lister().get(name->namespaceName, name->name);
-    if (!job)
+    const std::optional<client::Object> cached = m_jobs->indexer().getByKey(key);
+    if (!cached)
         return ReconcileResult::done();
 
     // The TTL as the cache knows it; then, before deleting, as the API server does. Returns
     // what to do unless the TTL has expired, and then sets expireAt.
     QDateTime expireAt;
-    auto check = [&](const Object &object) -> std::optional<ReconcileResult> {
-        const QDateTime at = now();
-        const Result<TtlCheck> ttl = checkTtl(object, at);
+    auto check = [&](const Job &job) -> std::optional<ReconcileResult> {
+        const QDateTime now = m_options.now();
+        const Result<TtlCheck> ttl = checkTtl(job, now);
         if (!ttl)
             return ReconcileResult::error(ttl.error().toString());
         if (ttl->kind == TtlCheck::Kind::NoCleanup)
             return ReconcileResult::done();
-        if (ttl->finishAt > at)
+        if (ttl->finishAt > now)
             qCWarning(context().logCategory()).noquote()
                 << QStringLiteral("Found Job %1 finished in the future. This is likely due to "
                                   "time skew in the cluster. Job cleanup will be deferred.")
@@ -122,12 +108,13 @@ ReconcileResult TtlAfterFinishedController::processJob(const QString &key)
         expireAt = ttl->expireAt;
         return std::nullopt;
     };
-    if (std::optional<ReconcileResult> result = check(*job))
+    if (std::optional<ReconcileResult> result = check(Job(*cached)))
         return *result;
 
     // The TTL may have changed since the cache saw the Job, and the latest Job may be
     // another one of the same name (its own checks then run again): check the API server's.
-    const ObjectResult fresh = m_client->get(Jobs, name->namespaceName, name->name);
+    const Result<Job, client::Status> fresh
+        = m_client->get<Job>(cached->namespaceName(), cached->name());
     if (!fresh) {
         if (fresh.error().isNotFound())
             return ReconcileResult::done();
@@ -136,16 +123,16 @@ ReconcileResult TtlAfterFinishedController::processJob(const QString &key)
     if (std::optional<ReconcileResult> result = check(*fresh))
         return *result;
 
-    DeleteOptions options;
+    client::DeleteOptions options;
     options.propagationPolicy = m_options.propagationPolicy;
     options.preconditionUid = fresh->uid();
     qCInfo(context().logCategory()).noquote() << QStringLiteral("Cleaning up Job %1").arg(key);
-    const ObjectResult deleted
-        = m_client->remove(Jobs, fresh->namespaceName(), fresh->name(), options);
+    const client::ObjectResult deleted = m_client->remove(
+        Job::groupVersionResource(), fresh->namespaceName(), fresh->name(), options);
     if (!deleted)
         return ReconcileResult::error(deleted.error().toString());
     if (m_deletionDuration)
-        m_deletionDuration->observe(double(expireAt.msecsTo(now())) / 1000.0);
+        m_deletionDuration->observe(double(expireAt.msecsTo(m_options.now())) / 1000.0);
     return ReconcileResult::done();
 }
 

@@ -5,7 +5,8 @@
 // finished (ttlafterfinished.h).
 //
 // Jobs are queued when they are added or updated (resyncs too), finished, with a TTL, and not
-// being deleted (upstream's addJob/updateJob). processJob(key):
+// being deleted (upstream's addJob/updateJob, as the jobsToCleanUp() predicate; deletes queue
+// nothing). processJob(key):
 //   1. the Job from the cache; gone: done;
 //   2. its TTL: nothing to clean up: done; not expired: requeue after the time left;
 //   3. expired: GET the Job from the API server (the TTL, or the Job, may have changed since
@@ -17,17 +18,18 @@
 // Job expired in ttl_after_finished_controller_job_deletion_duration_seconds, upstream's
 // histogram (exponential buckets 0.1 s x2, 14 of them).
 //
-// Thread safety: processJob() runs on the worker threads, one key at a time per key.
+// Thread safety: processJob() runs on the worker threads, never twice at once for one key;
+// it reads the informer's cache and calls the client, both thread-safe.
 #pragma once
 
-#include "objectclient.h"
-
+#include <qcm/client/client.h>
 #include <qcm/controller.h>
 #include <qcm/metrics/histogram.h>
 
 #include <QtCore/QDateTime>
 
 #include <functional>
+#include <memory>
 
 namespace qcm::samples {
 
@@ -39,14 +41,16 @@ public:
         // metav1.DeletionPropagation: Background, Foreground or Orphan.
         QString propagationPolicy = QStringLiteral("Background");
         // Wall-clock time, which the conditions' times are compared with. Null: the system's.
+        // (The context's Clock is monotonic and cannot be compared with them.)
         std::function<QDateTime()> now;
     };
 
+    // Reads and deletes Jobs through `client` (a test's testing::FakeClient).
     TtlAfterFinishedController(
-        const ControllerContext &context, std::shared_ptr<ObjectClient> client, Options options);
-    // With the host's RestClient and the options of context.settings(); throws
-    // std::invalid_argument, naming the setting, for a bad one (the host marks the plugin
-    // failed with that message).
+        const ControllerContext &context, std::shared_ptr<client::Client> client, Options options);
+    // Through a DirectClient over the host's RestClient, with the options of
+    // context.settings(); throws std::invalid_argument, naming the setting, for a bad one (the
+    // host marks the plugin failed with that message).
     explicit TtlAfterFinishedController(const ControllerContext &context);
     ~TtlAfterFinishedController() override;
 
@@ -60,10 +64,7 @@ protected:
     ReconcileResult reconcile(const QString &key) override { return processJob(key); }
 
 private:
-    void enqueueIfNeedsCleanup(const client::Object &job);
-    QDateTime now() const;
-
-    std::shared_ptr<ObjectClient> m_client;
+    std::shared_ptr<client::Client> m_client;
     Options m_options;
     cache::SharedIndexInformer *m_jobs = nullptr;
     metrics::Histogram *m_deletionDuration = nullptr; // null without a metrics registry

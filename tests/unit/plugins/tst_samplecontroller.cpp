@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
-// sample-controller against fakes: upstream's controller_test.go (TestCreatesDeployment,
-// TestDoNothing, TestUpdateDeployment, TestNotControlledByUs) on syncHandler(), plus the
-// status copy, the keys that are absorbed, errors, newDeployment(), and the controller running
-// with its workers on informer events.
+// sample-controller against the kit's fakes (samplestestsupport.h: a FakeClient, informers on
+// it, a FakeRecorder): upstream's controller_test.go (TestCreatesDeployment, TestDoNothing,
+// TestUpdateDeployment, TestNotControlledByUs) on syncHandler(), plus the status copy, the keys
+// that are absorbed, write errors, newDeployment(), and the controller running with its
+// workers on informer events.
 #include "foo.h"
 #include "foocontroller.h"
-#include "resources.h"
 #include "samplestestsupport.h"
-#include "settings.h"
 
-#include <qcm/record/fakerecorder.h>
+#include <qcm/api/apps/v1.h>
+#include <qcm/controllerutil/controllerutil.h>
 
 #include <QtTest/QtTest>
 
@@ -17,6 +17,7 @@ using namespace qcm;
 using namespace qcm::samples;
 using namespace qcm::samples::testing;
 using namespace std::chrono_literals;
+using api::apps::v1::Deployment;
 
 class tst_SampleController : public QObject
 {
@@ -25,8 +26,10 @@ class tst_SampleController : public QObject
 private slots:
     void newDeploymentIsUpstreams();
     void createsDeployment();
+    void doNothing_data();
     void doNothing();
     void updateDeployment();
+    void notControlledByUs_data();
     void notControlledByUs();
     void statusCopiesAvailableReplicas();
     void absorbedKeys_data();
@@ -36,12 +39,12 @@ private slots:
     void runsOnInformerEvents();
     void eventsGoToTheContextsRecorder();
     void settingsAreRefused();
-
-private:
-    struct Fixture;
 };
 
 namespace {
+
+const GroupVersionResource Foos = Foo::groupVersionResource();
+const GroupVersionResource Deployments = Deployment::groupVersionResource();
 
 Object newFoo(const QString &name, std::optional<int> replicas)
 {
@@ -54,18 +57,37 @@ Object newFoo(const QString &name, std::optional<int> replicas)
     return foo;
 }
 
-// The Deployment as the API server would hold it: newDeployment() with a uid, a version and
-// the defaulted replicas.
+// The Deployment as the API server holds it: newDeployment() with a uid, and the fields the
+// server defaults (replicas, strategy, the pod template's), which no sync may write back.
 Object storedDeployment(const Object &foo)
 {
-    Object d = withMetadata(newDeployment(foo), QStringLiteral("uid"),
-        newDeployment(foo).name() + QStringLiteral("-uid"));
-    d.setResourceVersion(QStringLiteral("1"));
+    Object d = newDeployment(Foo(foo));
+    d = withMetadata(d, QStringLiteral("uid"), d.name() + QStringLiteral("-uid"));
     QJsonObject spec = d.json().value(QLatin1String("spec")).toObject();
     if (!spec.contains(QLatin1String("replicas")))
         spec.insert(QStringLiteral("replicas"), 1);
+    spec.insert(QStringLiteral("strategy"),
+        QJsonObject {{QStringLiteral("type"), QStringLiteral("RollingUpdate")}});
+    QJsonObject podTemplate = spec.value(QLatin1String("template")).toObject();
+    QJsonObject podSpec = podTemplate.value(QLatin1String("spec")).toObject();
+    QJsonArray containers = podSpec.value(QLatin1String("containers")).toArray();
+    QJsonObject container = containers.first().toObject();
+    container.insert(QStringLiteral("imagePullPolicy"), QStringLiteral("Always"));
+    containers.replace(0, container);
+    podSpec.insert(QStringLiteral("containers"), containers);
+    podSpec.insert(QStringLiteral("restartPolicy"), QStringLiteral("Always"));
+    podTemplate.insert(QStringLiteral("spec"), podSpec);
+    spec.insert(QStringLiteral("template"), podTemplate);
     d.json().insert(QStringLiteral("spec"), spec);
     return d;
+}
+
+Object withReplicas(Object deployment, int replicas)
+{
+    QJsonObject spec = deployment.json().value(QLatin1String("spec")).toObject();
+    spec.insert(QStringLiteral("replicas"), replicas);
+    deployment.json().insert(QStringLiteral("spec"), spec);
+    return deployment;
 }
 
 Object withAvailableReplicas(Object deployment, int available)
@@ -75,179 +97,191 @@ Object withAvailableReplicas(Object deployment, int available)
     return deployment;
 }
 
-} // namespace
-
-// The fakes of one test: informers seeded with Foos and Deployments, the client's store, the
-// Events, and the controller (made by controller()).
-struct tst_SampleController::Fixture
+// What the fixture's FakeRecorder (with the involved object) records for a Foo.
+QString fooEvent(const QString &text)
 {
-    FakeClock clock;
-    metrics::Registry registry;
-    FakeInformers informers {&clock};
-    std::shared_ptr<FakeObjectClient> client = std::make_shared<FakeObjectClient>();
-    EventLog events;
+    return text
+        + QStringLiteral(" involvedObject{kind=Foo,apiVersion=samplecontroller.k8s.io/v1alpha1}");
+}
+const QString Synced = fooEvent(QStringLiteral("Normal Synced Foo synced successfully"));
+QString resourceExists(const QString &deployment)
+{
+    return fooEvent(QStringLiteral("Warning ErrResourceExists Resource \"%1\" already exists and "
+                                   "is not managed by Foo")
+                        .arg(deployment));
+}
+
+// The fakes of one test (SampleFixture: the FakeClient, its informers, the FakeRecorder), with
+// Foos' status subresource, and the controller (made by controller()).
+struct Fixture : SampleFixture
+{
     std::unique_ptr<FooController> foos;
 
-    void seedFoos(const QList<Object> &objects)
-    {
-        informers.seed(Foos, objects);
-        for (const Object &o : objects)
-            client->add(Foos, o);
-    }
-    void seedDeployments(const QList<Object> &objects)
-    {
-        informers.seed(Deployments, objects);
-        for (const Object &o : objects)
-            client->add(Deployments, o);
-    }
+    Fixture() { client->withStatusSubresource(Foos); }
     // The controller, with its informers synced (upstream's newController + informer start).
     FooController &controller(int workers = 1)
     {
-        ControllerContext context
-            = testContext(QStringLiteral("sample-controller"), informers, clock, registry);
-        context.setWorkers(workers);
-        foos = std::make_unique<FooController>(context, client, events.recorder());
-        if (!startInformers(informers))
-            qFatal("the fake informers did not sync");
+        foos = std::make_unique<FooController>(
+            context(QStringLiteral("sample-controller"), {}, workers), client, events);
+        if (!startInformers())
+            qFatal("the informers did not sync");
         return *foos;
+    }
+    // The object as the fake holds it now (through the tracker: no Action recorded).
+    std::optional<Object> stored(const GroupVersionResource &gvr, const QString &name)
+    {
+        const ObjectResult o = client->tracker().get(gvr, QStringLiteral("default"), name);
+        return o ? std::optional<Object>(*o) : std::nullopt;
     }
 };
 
+} // namespace
+
 void tst_SampleController::newDeploymentIsUpstreams()
 {
-    const Object d = newDeployment(newFoo(QStringLiteral("test"), 3));
-    QCOMPARE(d.apiVersion(), QStringLiteral("apps/v1"));
-    QCOMPARE(d.kind(), QStringLiteral("Deployment"));
+    const Object foo = newFoo(QStringLiteral("test"), 3);
+    const Deployment d(newDeployment(Foo(foo)));
+    QCOMPARE(d.object().apiVersion(), QStringLiteral("apps/v1"));
+    QCOMPARE(d.object().kind(), QStringLiteral("Deployment"));
     QCOMPARE(d.name(), QStringLiteral("test-deployment"));
     QCOMPARE(d.namespaceName(), QStringLiteral("default"));
-    QCOMPARE(d.ownerReferences().size(), 1);
-    const OwnerReference owner = d.ownerReferences().first();
+    QCOMPARE(d.object().ownerReferences().size(), 1);
+    const OwnerReference owner = d.object().ownerReferences().first();
     QCOMPARE(owner.apiVersion, QStringLiteral("samplecontroller.k8s.io/v1alpha1"));
     QCOMPARE(owner.kind, QStringLiteral("Foo"));
     QCOMPARE(owner.name, QStringLiteral("test"));
     QCOMPARE(owner.uid, QStringLiteral("test-uid"));
     QVERIFY(owner.controller);
     QVERIFY(owner.blockOwnerDeletion);
-    const QJsonObject spec = d.json().value(QLatin1String("spec")).toObject();
-    QCOMPARE(spec.value(QLatin1String("replicas")).toInt(), 3);
-    const QJsonObject labels {{QStringLiteral("app"), QStringLiteral("nginx")},
+    QCOMPARE(d.spec().replicas().value_or(-1), 3);
+    const QMap<QString, QString> labels {{QStringLiteral("app"), QStringLiteral("nginx")},
         {QStringLiteral("controller"), QStringLiteral("test")}};
-    QCOMPARE(spec.value(QLatin1String("selector")).toObject().value(QLatin1String("matchLabels")),
-        QJsonValue(labels));
-    const QJsonObject podTemplate = spec.value(QLatin1String("template")).toObject();
-    QCOMPARE(podTemplate.value(QLatin1String("metadata")).toObject().value(QLatin1String("labels")),
-        QJsonValue(labels));
-    const QJsonArray containers = podTemplate.value(QLatin1String("spec"))
-                                      .toObject()
-                                      .value(QLatin1String("containers"))
-                                      .toArray();
-    QCOMPARE(containers.size(), 1);
-    QCOMPARE(containers.first().toObject().value(QLatin1String("name")).toString(),
-        QStringLiteral("nginx"));
-    QCOMPARE(containers.first().toObject().value(QLatin1String("image")).toString(),
-        QStringLiteral("nginx:latest"));
+    QCOMPARE(d.spec().selector().matchLabels().toMap(), labels);
+    QCOMPARE(d.spec().template_().metadata().labels().toMap(), labels);
+    QCOMPARE(d.spec().template_().spec().containers().size(), 1);
+    QCOMPARE(d.spec().template_().spec().containers().at(0).name(), QStringLiteral("nginx"));
+    QCOMPARE(d.spec().template_().spec().containers().at(0).image(),
+        std::optional<QString>(QStringLiteral("nginx:latest")));
     // Without spec.replicas the Deployment leaves it to the API server's default.
-    QVERIFY(!newDeployment(newFoo(QStringLiteral("test"), std::nullopt))
-                 .json()
-                 .value(QLatin1String("spec"))
-                 .toObject()
-                 .contains(QLatin1String("replicas")));
-    // metav1.IsControlledBy compares the controller reference's UID.
-    QVERIFY(isControlledBy(d, newFoo(QStringLiteral("test"), 1)));
-    QVERIFY(!isControlledBy(d,
-        withMetadata(newFoo(QStringLiteral("test"), 1), QStringLiteral("uid"),
-            QStringLiteral("another-uid"))));
+    QVERIFY(!Deployment(newDeployment(Foo(newFoo(QStringLiteral("test"), std::nullopt))))
+                 .spec()
+                 .replicas()
+                 .has_value());
+    // metav1.IsControlledBy: the controller reference's UID (a Foo of the same name recreated
+    // is another Foo).
+    QVERIFY(controllerutil::hasControllerReference(foo, d.object()));
+    QVERIFY(!controllerutil::hasControllerReference(
+        withMetadata(foo, QStringLiteral("uid"), QStringLiteral("another-uid")), d.object()));
 }
 
 void tst_SampleController::createsDeployment()
 {
     Fixture f;
-    const Object foo = newFoo(QStringLiteral("test"), 1);
-    f.seedFoos({foo});
-    ReconcileResult result = f.controller().syncHandler(QStringLiteral("default/test"));
+    const Object foo = f.seed(Foos, {newFoo(QStringLiteral("test"), 1)}).first();
+    const ReconcileResult result = f.controller().syncHandler(QStringLiteral("default/test"));
     QVERIFY2(result.isDone(), qPrintable(result.errorMessage()));
 
     QCOMPARE(f.client->actionStrings(),
         QStringList({QStringLiteral("create deployments default/test-deployment"),
             QStringLiteral("update foos/status default/test")}));
-    const std::vector<testing::Action> actions = f.client->actions();
-    QCOMPARE(actions[0].object.json(), newDeployment(foo).json());
+    const QList<Action> actions = f.client->actions();
+    QCOMPARE(actions[0].object.json(), newDeployment(Foo(foo)).json());
     QCOMPARE(actions[0].writeOptions.fieldManager, QStringLiteral("sample-controller"));
     // The status of the Deployment just created: nothing available yet.
-    QCOMPARE(actions[1]
-                 .object.json()
-                 .value(QLatin1String("status"))
-                 .toObject()
-                 .value(QLatin1String("availableReplicas")),
-        QJsonValue(0));
+    QCOMPARE(Foo(actions[1].object).status().availableReplicas().value_or(-1), 0);
     QCOMPARE(actions[1].object.resourceVersion(), foo.resourceVersion()); // conditional
     QCOMPARE(actions[1].writeOptions.fieldManager, QStringLiteral("sample-controller"));
-    QCOMPARE(
-        f.events.events(), QStringList {QStringLiteral("Normal Synced Foo synced successfully")});
-    QCOMPARE(f.events.objects(), QStringList {QStringLiteral("Foo default/test")});
-    QVERIFY(f.client->stored(
-        Deployments, QStringLiteral("default"), QStringLiteral("test-deployment")));
+    QCOMPARE(f.events->events(), QStringList {Synced});
+    QVERIFY(f.stored(Deployments, QStringLiteral("test-deployment")));
 }
 
+void tst_SampleController::doNothing_data()
+{
+    QTest::addColumn<int>("fooReplicas"); // 0: unset
+    QTest::addColumn<int>("deploymentReplicas");
+    QTest::newRow("same replicas") << 1 << 1;
+    // Upstream scales only when the Foo says how many.
+    QTest::newRow("Foo without replicas") << 0 << 5;
+}
+
+// A Deployment as the API server holds it (with defaulted fields newDeployment() lacks) and the
+// Foo's replicas: nothing to write but the status.
 void tst_SampleController::doNothing()
 {
+    QFETCH(int, fooReplicas);
+    QFETCH(int, deploymentReplicas);
     Fixture f;
-    const Object foo = newFoo(QStringLiteral("test"), 1);
-    f.seedFoos({foo});
-    f.seedDeployments({storedDeployment(foo)});
+    const Object foo = f.seed(Foos,
+                            {newFoo(QStringLiteral("test"),
+                                fooReplicas ? std::optional<int>(fooReplicas) : std::nullopt)})
+                           .first();
+    f.seed(Deployments, {withReplicas(storedDeployment(foo), deploymentReplicas)});
     QVERIFY(f.controller().syncHandler(QStringLiteral("default/test")).isDone());
     QCOMPARE(
         f.client->actionStrings(), QStringList {QStringLiteral("update foos/status default/test")});
-    QCOMPARE(
-        f.events.events(), QStringList {QStringLiteral("Normal Synced Foo synced successfully")});
+    QCOMPARE(f.events->events(), QStringList {Synced});
 }
 
+// Only spec.replicas changes: what the API server defaulted stays, and the update is
+// conditional on the cached Deployment's resourceVersion.
 void tst_SampleController::updateDeployment()
 {
     Fixture f;
-    const Object foo = newFoo(QStringLiteral("test"), 2);
-    f.seedFoos({foo});
-    f.seedDeployments({storedDeployment(newFoo(QStringLiteral("test"), 1))});
+    const Object foo = f.seed(Foos, {newFoo(QStringLiteral("test"), 2)}).first();
+    const Object old = f.seed(Deployments, {withReplicas(storedDeployment(foo), 1)}).first();
     QVERIFY(f.controller().syncHandler(QStringLiteral("default/test")).isDone());
     QCOMPARE(f.client->actionStrings(),
         QStringList({QStringLiteral("update deployments default/test-deployment"),
             QStringLiteral("update foos/status default/test")}));
-    // Upstream updates with newDeployment(foo): the whole object, unconditionally.
-    QCOMPARE(f.client->actions()[0].object.json(), newDeployment(foo).json());
-    const std::optional<Object> stored = f.client->stored(
-        Deployments, QStringLiteral("default"), QStringLiteral("test-deployment"));
+    const Action update = f.client->actions().first();
+    QCOMPARE(update.object.json(), withReplicas(old, 2).json());
+    QCOMPARE(update.object.resourceVersion(), old.resourceVersion());
+    QCOMPARE(update.writeOptions.fieldManager, QStringLiteral("sample-controller"));
+    const std::optional<Object> stored = f.stored(Deployments, QStringLiteral("test-deployment"));
     QVERIFY(stored);
-    QCOMPARE(deploymentReplicas(*stored), 2);
+    QCOMPARE(Deployment(*stored).spec().replicas().value_or(-1), 2);
+    QCOMPARE(f.events->events(), QStringList {Synced});
 }
 
+void tst_SampleController::notControlledByUs_data()
+{
+    QTest::addColumn<QString>("ownerUid");
+    QTest::newRow("no controller") << QString();
+    // A Foo of the same name deleted and created again is another Foo.
+    QTest::newRow("another Foo's") << QStringLiteral("another-uid");
+}
+
+// Someone else's Deployment: the Warning, an error (retried), and nothing written.
 void tst_SampleController::notControlledByUs()
 {
+    QFETCH(QString, ownerUid);
     Fixture f;
-    const Object foo = newFoo(QStringLiteral("test"), 1);
+    const Object foo = newFoo(QStringLiteral("test"), 2);
     Object d = storedDeployment(foo);
-    d.setOwnerReferences({});
-    f.seedFoos({foo});
-    f.seedDeployments({d});
+    if (ownerUid.isEmpty()) {
+        d.setOwnerReferences({});
+    } else {
+        QList<OwnerReference> refs = d.ownerReferences();
+        refs[0].uid = ownerUid;
+        d.setOwnerReferences(refs);
+    }
+    f.seed(Foos, {foo});
+    f.seed(Deployments, {d});
     const ReconcileResult result = f.controller().syncHandler(QStringLiteral("default/test"));
     QVERIFY(result.isError());
     QCOMPARE(result.errorMessage(),
         QStringLiteral("Resource \"test-deployment\" already exists and is not managed by Foo"));
-    QCOMPARE(f.events.events(),
-        QStringList {QStringLiteral("Warning ErrResourceExists Resource \"test-deployment\" "
-                                    "already exists and is not managed by Foo")});
-    QCOMPARE(f.events.objects(), QStringList {QStringLiteral("Foo default/test")});
+    QCOMPARE(f.events->events(), QStringList {resourceExists(QStringLiteral("test-deployment"))});
     QCOMPARE(f.client->actionStrings(), QStringList()); // neither the Deployment nor the status
 }
 
 void tst_SampleController::statusCopiesAvailableReplicas()
 {
     Fixture f;
-    const Object foo = newFoo(QStringLiteral("test"), 3);
-    f.seedFoos({foo});
-    f.seedDeployments({withAvailableReplicas(storedDeployment(foo), 2)});
+    const Object foo = f.seed(Foos, {newFoo(QStringLiteral("test"), 3)}).first();
+    f.seed(Deployments, {withAvailableReplicas(storedDeployment(foo), 2)});
     QVERIFY(f.controller().syncHandler(QStringLiteral("default/test")).isDone());
-    const std::optional<Object> stored
-        = f.client->stored(Foos, QStringLiteral("default"), QStringLiteral("test"));
+    const std::optional<Object> stored = f.stored(Foos, QStringLiteral("test"));
     QVERIFY(stored);
     QCOMPARE(stored->json().value(QLatin1String("status")).toObject(),
         QJsonObject({{QStringLiteral("availableReplicas"), 2}}));
@@ -276,46 +310,43 @@ void tst_SampleController::absorbedKeys()
     Fixture f;
     Object nameless = newFoo(QStringLiteral("nameless"), 1);
     nameless.json().insert(QStringLiteral("spec"), QJsonObject {{QStringLiteral("replicas"), 1}});
-    f.seedFoos({nameless});
+    f.seed(Foos, {nameless});
     FooController &c = f.controller();
-    const ReconcileResult result = [&] {
-        if (key == QLatin1String("default/gone"))
-            QTest::ignoreMessage(QtInfoMsg, qPrintable(log));
-        else
-            QTest::ignoreMessage(QtWarningMsg, qPrintable(log));
-        return c.syncHandler(key);
-    }();
-    QVERIFY(result.isDone());
+    QTest::ignoreMessage(
+        key == QLatin1String("default/gone") ? QtInfoMsg : QtWarningMsg, qPrintable(log));
+    QVERIFY(c.syncHandler(key).isDone());
     QCOMPARE(f.client->actionStrings(), QStringList());
-    QCOMPARE(f.events.events(), QStringList());
+    QCOMPARE(f.events->events(), QStringList());
 }
 
 void tst_SampleController::writeErrorsAreRetried_data()
 {
-    QTest::addColumn<QString>("failingVerb");
-    QTest::addColumn<bool>("deploymentExists");
+    QTest::addColumn<QString>("failing");
+    QTest::addColumn<int>("deploymentReplicas"); // 0: no Deployment
     QTest::addColumn<QStringList>("expectedActions");
-    QTest::newRow("create fails") << QStringLiteral("create") << false
+    QTest::newRow("create fails") << QStringLiteral("create deployments") << 0
                                   << QStringList {QStringLiteral(
                                          "create deployments default/test-deployment")};
-    QTest::newRow("update fails") << QStringLiteral("update") << true
+    QTest::newRow("update fails") << QStringLiteral("update deployments") << 1
                                   << QStringList {QStringLiteral(
                                          "update deployments default/test-deployment")};
+    QTest::newRow("status update fails")
+        << QStringLiteral("update foos/status") << 2
+        << QStringList {QStringLiteral("update foos/status default/test")};
 }
 
 // A failed write is an error (the queue retries it with backoff), and nothing after it runs.
 void tst_SampleController::writeErrorsAreRetried()
 {
-    QFETCH(QString, failingVerb);
-    QFETCH(bool, deploymentExists);
+    QFETCH(QString, failing);
+    QFETCH(int, deploymentReplicas);
     QFETCH(QStringList, expectedActions);
     Fixture f;
-    const Object foo = newFoo(QStringLiteral("test"), 2);
-    f.seedFoos({foo});
-    if (deploymentExists)
-        f.seedDeployments({storedDeployment(newFoo(QStringLiteral("test"), 1))});
-    f.client->prependReactor([&](const testing::Action &a) -> std::optional<ObjectResult> {
-        if (a.verb != failingVerb)
+    const Object foo = f.seed(Foos, {newFoo(QStringLiteral("test"), 2)}).first();
+    if (deploymentReplicas)
+        f.seed(Deployments, {withReplicas(storedDeployment(foo), deploymentReplicas)});
+    f.client->prependReactor([&](const Action &a) -> std::optional<ObjectResult> {
+        if (!a.toString().startsWith(failing + QLatin1Char(' ')))
             return std::nullopt;
         Status s;
         s.code = 500;
@@ -328,18 +359,16 @@ void tst_SampleController::writeErrorsAreRetried()
     QVERIFY2(result.errorMessage().contains(QLatin1String("etcd is down")),
         qPrintable(result.errorMessage()));
     QCOMPARE(f.client->actionStrings(), expectedActions);
-    QCOMPARE(f.events.events(), QStringList());
+    QCOMPARE(f.events->events(), QStringList());
 }
 
-// The controller with its workers, its writes fed back to its informers: a Foo arriving
-// through the watch gets its Deployment and status; a status change of the Deployment it owns
-// syncs the Foo again (handleObject); a Foo whose Deployment is someone else's is retried with
-// the queue's backoff.
+// The controller with its workers, on informers that see every write: a Foo gets its
+// Deployment and status; a status change of the Deployment it owns syncs the Foo again
+// (handleObject); a Foo whose Deployment is someone else's is retried with the queue's backoff.
 void tst_SampleController::runsOnInformerEvents()
 {
     Fixture f;
     FooController &c = f.controller(2);
-    f.informers.follow(*f.client);
     c.start();
     QTRY_VERIFY(c.hasSynced());
     // Two workers may sync a Foo from a cache one write behind: the status update then
@@ -351,28 +380,20 @@ void tst_SampleController::runsOnInformerEvents()
         });
     };
     auto availableReplicas = [&] {
-        const std::optional<Object> foo
-            = f.client->stored(Foos, QStringLiteral("default"), QStringLiteral("test"));
-        return foo ? foo->json()
-                         .value(QLatin1String("status"))
-                         .toObject()
-                         .value(QLatin1String("availableReplicas"))
-                   : QJsonValue();
+        const std::optional<Object> foo = f.stored(Foos, QStringLiteral("test"));
+        return foo ? Foo(*foo).status().availableReplicas().value_or(-1) : -1;
     };
 
-    const Object foo = newFoo(QStringLiteral("test"), 1);
-    f.client->add(Foos, foo);
-    f.informers.watch(Foos)->push(watchEvent(WatchEvent::Type::Added, foo));
-    QVERIFY(eventually([&] { return availableReplicas() == QJsonValue(0); }));
-    const std::optional<Object> created = f.client->stored(
-        Deployments, QStringLiteral("default"), QStringLiteral("test-deployment"));
+    QVERIFY(f.client->add(Foos, newFoo(QStringLiteral("test"), 1)));
+    QVERIFY(eventually([&] { return availableReplicas() == 0; }));
+    const std::optional<Object> created = f.stored(Deployments, QStringLiteral("test-deployment"));
     QVERIFY(created);
-    QVERIFY(isControlledBy(
-        *created, *f.client->stored(Foos, QStringLiteral("default"), QStringLiteral("test"))));
+    QVERIFY(
+        controllerutil::hasControllerReference(*f.stored(Foos, QStringLiteral("test")), *created));
 
     // The Deployment's status changes (a Deployment controller would write it).
-    QVERIFY(f.client->updateStatus(Deployments, withAvailableReplicas(*created, 1), {}));
-    QVERIFY(eventually([&] { return availableReplicas() == QJsonValue(1); }));
+    QVERIFY(f.client->updateStatus(Deployments, withAvailableReplicas(*created, 1)));
+    QVERIFY(eventually([&] { return availableReplicas() == 1; }));
     // One Deployment, created by the controller. The create itself may have been tried twice:
     // the Foo's status update can bring default/test back before the Deployment informer has
     // seen the new Deployment, and then (as in upstream's sample-controller) the second create
@@ -381,86 +402,72 @@ void tst_SampleController::runsOnInformerEvents()
     QVERIFY(f.client->actionStrings().count(
                 QStringLiteral("create deployments default/test-deployment"))
         >= 1);
-    QCOMPARE(
-        f.client->stored(Deployments, QStringLiteral("default"), QStringLiteral("test-deployment"))
-            ->uid(),
-        created->uid());
+    QCOMPARE(f.stored(Deployments, QStringLiteral("test-deployment"))->uid(), created->uid());
 
     // Let retries of default/test on the fake clock pass, so that what waits below is
-    // default/other (an informer event still in flight may add one more: hence >= 1 below).
+    // default/other.
     QVERIFY(eventually([&] { return c.queue().waitingLen() == 0 && c.queue().len() == 0; }));
 
     // A Foo whose Deployment exists and is not its own.
     Object orphan = storedDeployment(newFoo(QStringLiteral("other"), 1));
     orphan.setOwnerReferences({});
-    f.client->add(Deployments, orphan);
-    f.informers.watch(Deployments)->push(watchEvent(WatchEvent::Type::Added, orphan));
+    const ObjectResult added = f.client->add(Deployments, orphan);
+    QVERIFY(added);
     // The Deployment informer runs on its own thread: until its cache holds the orphan, a sync
     // of default/other would try to create the Deployment (AlreadyExists, no Event).
-    QTRY_VERIFY(f.informers.factory()
-                    ->informerFor(Deployments)
+    QTRY_VERIFY(f.informers->informerFor(Deployments)
                     ->lister()
                     .get(QStringLiteral("default"), QStringLiteral("other-deployment"))
                     .has_value());
-    const Object other = newFoo(QStringLiteral("other"), 1);
-    f.client->add(Foos, other);
     QTest::ignoreMessage(QtWarningMsg,
         QRegularExpression(QStringLiteral("error syncing \"default/other\": Resource "
                                           "\"other-deployment\" already exists and is not "
                                           "managed by Foo, requeuing")));
-    f.informers.watch(Foos)->push(watchEvent(WatchEvent::Type::Added, other));
+    QVERIFY(f.client->add(Foos, newFoo(QStringLiteral("other"), 1)));
     QTRY_COMPARE(c.queue().numRequeues(QStringLiteral("default/other")), 1);
     QTRY_VERIFY(c.queue().waitingLen() >= 1); // backing off 5 ms, on the fake clock
     QTest::ignoreMessage(
         QtWarningMsg, QRegularExpression(QStringLiteral("error syncing \"default/other\"")));
     f.clock.step(5ms);
     QTRY_COMPARE(c.queue().numRequeues(QStringLiteral("default/other")), 2); // and again
-    const QString warning = QStringLiteral(
-        "Warning ErrResourceExists Resource \"other-deployment\" already exists and is not "
-        "managed by Foo");
-    QCOMPARE(f.events.events().count(warning), 2);
-    QVERIFY(
-        f.client->stored(Deployments, QStringLiteral("default"),
-                    QStringLiteral("other-deployment"))
-            ->ownerReferences()
-            .isEmpty()); // left alone
+    QCOMPARE(f.events->events().count(resourceExists(QStringLiteral("other-deployment"))), 2);
+    // Left alone: never written.
+    QCOMPARE(f.stored(Deployments, QStringLiteral("other-deployment"))->resourceVersion(),
+        added->resourceVersion());
     c.stop(10s);
 }
 
 // What the plugin creates (FooController(context)) records its Events with the context's
-// recorder (eventRecorderFor()); a context without one is refused with the reason.
+// recorder; a context without one is refused with the reason.
 void tst_SampleController::eventsGoToTheContextsRecorder()
 {
     Fixture f;
     const Object foo = newFoo(QStringLiteral("test"), 1);
     Object d = storedDeployment(foo);
     d.setOwnerReferences({}); // someone else's: the Warning comes before any write
-    f.seedFoos({foo});
-    f.seedDeployments({d});
-    ControllerContext context
-        = testContext(QStringLiteral("sample-controller"), f.informers, f.clock, f.registry);
+    f.seed(Foos, {foo});
+    f.seed(Deployments, {d});
+    ControllerContext context = f.context(QStringLiteral("sample-controller"));
+    context.setEventRecorder(nullptr);
     try {
         FooController refused(context);
         QFAIL("a context without an event recorder was accepted");
     } catch (const std::invalid_argument &e) {
         QCOMPARE(QString::fromUtf8(e.what()),
-            QStringLiteral("this controller records Events, and its context has no event "
+            QStringLiteral("sample-controller records Events, and its context has no event "
                            "recorder (ControllerContext::eventRecorder())"));
     }
     auto recorder = std::make_shared<record::FakeRecorder>(true);
     context.setEventRecorder(recorder);
     FooController c(context);
-    QVERIFY(startInformers(f.informers));
+    QVERIFY(f.startInformers());
     QVERIFY(c.syncHandler(QStringLiteral("default/test")).isError());
-    QCOMPARE(recorder->events(),
-        QStringList {QStringLiteral("Warning ErrResourceExists Resource \"test-deployment\" "
-                                    "already exists and is not managed by Foo "
-                                    "involvedObject{kind=Foo,apiVersion=samplecontroller.k8s.io/"
-                                    "v1alpha1}")});
+    QCOMPARE(recorder->events(), QStringList {resourceExists(QStringLiteral("test-deployment"))});
+    QCOMPARE(f.events->events(), QStringList()); // the fixture's recorder: not this context's
 }
 
-// sample-controller (and configmap-restarter) have no settings: the factory refuses any, so
-// that a misspelt key in controller-manager.yaml is an error, not ignored.
+// sample-controller has no settings: the factory (context.requireKnownSettings({})) refuses
+// any, so that a misspelt key in controller-manager.yaml is an error, not ignored.
 void tst_SampleController::settingsAreRefused()
 {
     QVERIFY(!unknownSetting({}, {}));
@@ -468,13 +475,11 @@ void tst_SampleController::settingsAreRefused()
     QVERIFY(error);
     QCOMPARE(error->toString(),
         QStringLiteral("settings.replicas: unknown setting; this controller has no settings"));
-    FakeClock clock;
-    metrics::Registry registry;
-    FakeInformers informers(&clock);
+    SampleFixture f;
+    f.context(QStringLiteral("sample-controller")).requireKnownSettings({}); // no settings: fine
     try {
-        requireKnownSettings(testContext(QStringLiteral("sample-controller"), informers, clock,
-                                 registry, {{QStringLiteral("replicas"), 3}}),
-            {});
+        f.context(QStringLiteral("sample-controller"), {{QStringLiteral("replicas"), 3}})
+            .requireKnownSettings({});
         QFAIL("a setting was accepted");
     } catch (const std::invalid_argument &e) {
         QCOMPARE(QString::fromUtf8(e.what()), error->toString());

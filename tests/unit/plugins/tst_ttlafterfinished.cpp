@@ -1,22 +1,27 @@
 // SPDX-License-Identifier: Apache-2.0
-// ttl-after-finished against fakes: upstream's TestTimeLeft (and the finish-time errors) on
-// checkTtl(), processJob() with its second look at the API server's Job, the delete options,
-// the settings, and the controller running with its workers on a fake clock.
-#include "resources.h"
+// ttl-after-finished on the kit's fakes (samplestestsupport.h): upstream's TestTimeLeft (and
+// the finish-time errors) on checkTtl(), the informer filter, processJob() with its second
+// look at the API server's Job, the delete options, the settings, and the controller running
+// with its workers on a fake clock, its informers watching the FakeClient.
 #include "samplestestsupport.h"
 #include "ttlafterfinished.h"
 #include "ttlafterfinishedcontroller.h"
 
+#include <qcm/api/batch/v1.h>
 #include <qcm/metrics/histogram.h>
 
 #include <QtTest/QtTest>
 
 #include <stdexcept>
+#include <utility>
 
 using namespace qcm;
 using namespace qcm::samples;
 using namespace qcm::samples::testing;
 using namespace std::chrono_literals;
+using api::batch::v1::Job;
+using api::batch::v1::JobCondition;
+using api::batch::v1::JobConditionBuilder;
 
 class tst_TtlAfterFinished : public QObject
 {
@@ -26,6 +31,7 @@ private slots:
     void checkTtl_data();
     void checkTtl();
     void finishTimeErrors();
+    void onlyJobsToCleanUpAreQueued();
     void deletesExpiredJob();
     void requeuesUntilExpired();
     void freshJobDecides_data();
@@ -41,10 +47,31 @@ private slots:
 namespace {
 
 const QDateTime Now = QDateTime(QDate(2024, 5, 1), QTime(12, 0, 0), Qt::UTC);
+const GroupVersionResource Jobs = Job::groupVersionResource();
 
-QString rfc3339(const QDateTime &t)
+JobConditionBuilder condition(const QString &type, const QString &status, const QDateTime &at)
 {
-    return t.toUTC().toString(Qt::ISODate);
+    JobConditionBuilder c = JobCondition::build().type(type).status(status);
+    if (at.isValid())
+        c.lastTransitionTime(at);
+    return c;
+}
+
+// A Job "name" in "default" (uid "<name>-uid") with these conditions, and the TTL if set.
+Object jobWith(const QList<JobConditionBuilder> &conditions, std::optional<int> ttl,
+    const QString &name = QStringLiteral("foobar"))
+{
+    api::batch::v1::JobSpecBuilder spec = api::batch::v1::JobSpec::build();
+    if (ttl)
+        spec.ttlSecondsAfterFinished(*ttl);
+    return Job::build()
+        .metadata(api::meta::v1::ObjectMeta::build()
+                      .namespace_(QStringLiteral("default"))
+                      .name(name)
+                      .uid(name + QStringLiteral("-uid")))
+        .spec(spec)
+        .status(api::batch::v1::JobStatus::build().conditions(conditions))
+        .object();
 }
 
 // upstream's newJob: "foobar" in "default", with a Complete and/or Failed condition (status
@@ -52,76 +79,81 @@ QString rfc3339(const QDateTime &t)
 Object newJob(const QDateTime &completionTime, const QDateTime &failedTime, std::optional<int> ttl,
     const QString &name = QStringLiteral("foobar"))
 {
-    Object job = newObject(
-        QStringLiteral("batch/v1"), QStringLiteral("Job"), QStringLiteral("default"), name);
-    QJsonObject spec;
-    if (ttl)
-        spec.insert(QStringLiteral("ttlSecondsAfterFinished"), *ttl);
-    job.json().insert(QStringLiteral("spec"), spec);
-    QJsonArray conditions;
-    auto condition = [](const char *type, const QDateTime &at) {
-        return QJsonObject {{QStringLiteral("type"), QLatin1String(type)},
-            {QStringLiteral("status"), QStringLiteral("True")},
-            {QStringLiteral("lastTransitionTime"), rfc3339(at)}};
-    };
+    QList<JobConditionBuilder> conditions;
     if (completionTime.isValid())
-        conditions.append(condition("Complete", completionTime));
+        conditions.append(
+            condition(QStringLiteral("Complete"), QStringLiteral("True"), completionTime));
     if (failedTime.isValid())
-        conditions.append(condition("Failed", failedTime));
-    job.json().insert(
-        QStringLiteral("status"), QJsonObject {{QStringLiteral("conditions"), conditions}});
-    return job;
+        conditions.append(condition(QStringLiteral("Failed"), QStringLiteral("True"), failedTime));
+    return jobWith(conditions, ttl, name);
 }
 
+// Being deleted, held by a finalizer (as the API server keeps such a Job).
 Object beingDeleted(const Object &job)
 {
-    return withMetadata(job, QStringLiteral("deletionTimestamp"), rfc3339(Now));
+    return withMetadata(
+        withMetadata(job, QStringLiteral("deletionTimestamp"), Now.toString(Qt::ISODate)),
+        QStringLiteral("finalizers"), QJsonArray {QStringLiteral("example.com/hold")});
 }
-
-const QString DeletionMetric
-    = QStringLiteral("ttl_after_finished_controller_job_deletion_duration_seconds");
 
 metrics::Histogram &deletionHistogram(metrics::Registry &registry)
 {
     return registry
-        .add<metrics::Histogram>(DeletionMetric,
+        .add<metrics::Histogram>(
+            QStringLiteral("ttl_after_finished_controller_job_deletion_duration_seconds"),
             QStringLiteral("The time it took to delete the job since it became eligible for "
                            "deletion"))
         .add({}, metrics::exponentialBuckets(0.1, 2, 14));
 }
 
-// The fakes of one test. Wall-clock time starts at Now and moves with the fake clock.
-struct Fixture
+// How many reconciles ended with `result` (success, error, requeue_after).
+double reconciles(const metrics::Registry &registry, const QString &result)
 {
-    FakeClock clock;
+    for (const metrics::MetricFamily &family : registry.collect()) {
+        if (family.name != QLatin1String("qcm_reconcile_total"))
+            continue;
+        for (const metrics::ClientMetric &m : family.metrics) {
+            const auto it = m.labels.find(QStringLiteral("result"));
+            if (it != m.labels.end() && it->second == result)
+                return m.value;
+        }
+    }
+    return 0;
+}
+
+// The kit's fixture, with wall-clock time starting at Now and moving with the fake clock.
+struct Fixture : SampleFixture
+{
     const TimePoint start = clock.now();
-    metrics::Registry registry;
-    FakeInformers informers {&clock};
-    std::shared_ptr<FakeObjectClient> client = std::make_shared<FakeObjectClient>();
-    std::unique_ptr<TtlAfterFinishedController> ttl;
+    std::unique_ptr<TtlAfterFinishedController> ttl; // destroyed before the informers
 
     QDateTime now() const
     {
         return Now.addMSecs(
             std::chrono::duration_cast<std::chrono::milliseconds>(clock.now() - start).count());
     }
-    // Jobs in the informer's cache and in the API server's store.
-    void seed(const QList<Object> &jobs)
+    // The Job `name` as the API server has it now (read through the tracker: no Action).
+    ObjectResult stored(const QString &name = QStringLiteral("foobar"))
     {
-        informers.seed(Jobs, jobs);
-        for (const Object &job : jobs)
-            client->add(Jobs, job);
+        return client->tracker().get(Jobs, QStringLiteral("default"), name);
     }
+    // Replaces the API server's Job "foobar" by `job` (none if empty), without an Action.
+    void replace(const Object &job)
+    {
+        client->tracker().remove(Jobs, QStringLiteral("default"), QStringLiteral("foobar"), {});
+        if (!job.isEmpty() && !client->add(Jobs, job))
+            qFatal("replacing the Job failed");
+    }
+    // The controller, its informers synced with what was seeded.
     TtlAfterFinishedController &controller(const QString &policy = QStringLiteral("Background"))
     {
         TtlAfterFinishedController::Options options;
         options.propagationPolicy = policy;
         options.now = [this] { return now(); };
         ttl = std::make_unique<TtlAfterFinishedController>(
-            testContext(QStringLiteral("ttl-after-finished"), informers, clock, registry), client,
-            options);
-        if (!startInformers(informers))
-            qFatal("the fake informers did not sync");
+            context(QStringLiteral("ttl-after-finished")), client, options);
+        if (!startInformers())
+            qFatal("the informers did not sync");
         return *ttl;
     }
 };
@@ -169,8 +201,8 @@ void tst_TtlAfterFinished::checkTtl()
     QFETCH(int, kind);
     QFETCH(int, timeLeftSeconds);
     QFETCH(QDateTime, expireAt);
-    const Object job
-        = newJob(completionTime, failedTime, ttl < 0 ? std::nullopt : std::optional<int>(ttl));
+    const Job job(
+        newJob(completionTime, failedTime, ttl < 0 ? std::nullopt : std::optional<int>(ttl)));
     const Result<TtlCheck> check = qcm::samples::checkTtl(job, Now);
     QVERIFY2(check.ok(), qPrintable(check.ok() ? QString() : check.error().toString()));
     QCOMPARE(int(check->kind), kind);
@@ -180,48 +212,65 @@ void tst_TtlAfterFinished::checkTtl()
     QCOMPARE(check->remaining, Duration(std::chrono::seconds(timeLeftSeconds)));
     QCOMPARE(check->expireAt, expireAt);
     // Being deleted: never cleaned up again.
-    QCOMPARE(
-        int(qcm::samples::checkTtl(beingDeleted(job), Now)->kind), int(TtlCheck::Kind::NoCleanup));
+    QCOMPARE(int(qcm::samples::checkTtl(Job(beingDeleted(job.object())), Now)->kind),
+        int(TtlCheck::Kind::NoCleanup));
 }
 
 void tst_TtlAfterFinished::finishTimeErrors()
 {
     // A finished Job without the time it finished is an error (retried), as upstream's
     // jobFinishTime says.
-    Object job = newJob(Now, {}, 10);
-    QJsonObject status = job.json().value(QLatin1String("status")).toObject();
-    status.insert(QStringLiteral("conditions"),
-        QJsonArray {QJsonObject {{QStringLiteral("type"), QStringLiteral("Complete")},
-            {QStringLiteral("status"), QStringLiteral("True")}}});
-    job.json().insert(QStringLiteral("status"), status);
-    const Result<TtlCheck> check = qcm::samples::checkTtl(job, Now);
+    const Job noTime(
+        jobWith({condition(QStringLiteral("Complete"), QStringLiteral("True"), {})}, 10));
+    const Result<TtlCheck> check = qcm::samples::checkTtl(noTime, Now);
     QVERIFY(!check.ok());
     QCOMPARE(check.error().reason,
         QStringLiteral("unable to find the time when the Job default/foobar finished"));
     // A condition that is not True does not finish a Job.
-    status.insert(QStringLiteral("conditions"),
-        QJsonArray {QJsonObject {{QStringLiteral("type"), QStringLiteral("Complete")},
-            {QStringLiteral("status"), QStringLiteral("False")},
-            {QStringLiteral("lastTransitionTime"), rfc3339(Now)}}});
-    job.json().insert(QStringLiteral("status"), status);
-    QVERIFY(!isJobFinished(job));
-    QCOMPARE(jobFinishTime(job).error().reason,
+    const Job notTrue(
+        jobWith({condition(QStringLiteral("Complete"), QStringLiteral("False"), Now)}, 10));
+    QVERIFY(!isJobFinished(notTrue));
+    QCOMPARE(jobFinishTime(notTrue).error().reason,
         QStringLiteral("unable to find the status of the finished Job default/foobar"));
+}
+
+// Upstream's addJob/updateJob: only Jobs that need cleaning up and are not being deleted are
+// queued; deletes never are (a Job that is gone needs no cleanup).
+void tst_TtlAfterFinished::onlyJobsToCleanUpAreQueued()
+{
+    const predicate::Predicate filter = jobsToCleanUp();
+    const Object expired = newJob(Now.addSecs(-60), {}, 5);
+    const Object notYet = newJob(Now, {}, 3600); // queued too: it is requeued until it expires
+    const Object running = newJob({}, {}, 5);
+    const Object noTtl = newJob(Now, {}, std::nullopt);
+    QVERIFY(filter.passesCreate(expired));
+    QVERIFY(filter.passesCreate(notYet));
+    QVERIFY(!filter.passesCreate(running));
+    QVERIFY(!filter.passesCreate(noTtl));
+    QVERIFY(!filter.passesCreate(beingDeleted(expired)));
+    // An update is judged by the new Job; a resync (the same Job twice) passes too.
+    QVERIFY(filter.passesUpdate(running, expired));
+    QVERIFY(filter.passesUpdate(expired, expired));
+    QVERIFY(!filter.passesUpdate(expired, noTtl));
+    QVERIFY(!filter.passesUpdate(expired, beingDeleted(expired)));
+    QVERIFY(!filter.passesRemove(expired));
 }
 
 void tst_TtlAfterFinished::deletesExpiredJob()
 {
     Fixture f;
-    const Object job = newJob(Now.addSecs(-10), {}, 5);
-    f.seed({job});
-    QVERIFY(f.controller().processJob(QStringLiteral("default/foobar")).isDone());
+    f.seed(Jobs, {newJob(Now.addSecs(-10), {}, 5)});
+    TtlAfterFinishedController &c = f.controller();
+    // What the e2e test and operators look for in the log.
+    QTest::ignoreMessage(QtInfoMsg, "Cleaning up Job default/foobar");
+    QVERIFY(c.processJob(QStringLiteral("default/foobar")).isDone());
     QCOMPARE(f.client->actionStrings(),
         QStringList({QStringLiteral("get jobs default/foobar"),
             QStringLiteral("delete jobs default/foobar")}));
     const DeleteOptions options = f.client->actions()[1].deleteOptions;
     QCOMPARE(options.propagationPolicy, QStringLiteral("Background"));
     QCOMPARE(options.preconditionUid, QStringLiteral("foobar-uid"));
-    QVERIFY(!f.client->stored(Jobs, QStringLiteral("default"), QStringLiteral("foobar")));
+    QVERIFY(f.stored().error().isNotFound());
     // Deleted 5 s after it expired.
     const metrics::Histogram &h = deletionHistogram(f.registry);
     QCOMPARE(h.count(), std::uint64_t(1));
@@ -231,7 +280,7 @@ void tst_TtlAfterFinished::deletesExpiredJob()
 void tst_TtlAfterFinished::requeuesUntilExpired()
 {
     Fixture f;
-    f.seed({newJob(Now.addSecs(-10), {}, 15)});
+    f.seed(Jobs, {newJob(Now.addSecs(-10), {}, 15)});
     const ReconcileResult result = f.controller().processJob(QStringLiteral("default/foobar"));
     QCOMPARE(result.kind(), ReconcileResult::Kind::RequeueAfter);
     QCOMPARE(result.delay(), Duration(5s));
@@ -242,75 +291,93 @@ void tst_TtlAfterFinished::freshJobDecides_data()
 {
     QTest::addColumn<Object>("fresh"); // empty: gone from the API server
     QTest::addColumn<int>("resultKind");
-    QTest::addColumn<QStringList>("expectedActions");
-    const QStringList getOnly {QStringLiteral("get jobs default/foobar")};
-    const QStringList getAndDelete {
-        QStringLiteral("get jobs default/foobar"), QStringLiteral("delete jobs default/foobar")};
+    QTest::addColumn<bool>("deleted"); // else the fresh Job is still there
     const int done = int(ReconcileResult::Kind::Done);
-    QTest::newRow("deleted meanwhile") << Object() << done << getOnly;
+    QTest::newRow("deleted meanwhile") << Object() << done << false;
     QTest::newRow("TTL raised") << newJob(Now.addSecs(-10), {}, 3600)
-                                << int(ReconcileResult::Kind::RequeueAfter) << getOnly;
-    QTest::newRow("TTL removed") << newJob(Now.addSecs(-10), {}, std::nullopt) << done << getOnly;
+                                << int(ReconcileResult::Kind::RequeueAfter) << false;
+    QTest::newRow("TTL removed") << newJob(Now.addSecs(-10), {}, std::nullopt) << done << false;
     QTest::newRow("being deleted")
-        << beingDeleted(newJob(Now.addSecs(-10), {}, 5)) << done << getOnly;
+        << beingDeleted(newJob(Now.addSecs(-10), {}, 5)) << done << false;
     // Another Job of the same name, expired too: deleted by its own UID (upstream: "the checks
     // will be run again").
     QTest::newRow("recreated, expired") << withMetadata(
         newJob(Now.addSecs(-20), {}, 5), QStringLiteral("uid"), QStringLiteral("second-uid"))
-                                        << done << getAndDelete;
+                                        << done << true;
 }
 
-// The cache says the Job expired; the API server's Job decides.
+// The cache says the Job expired; between that read and the GET, the API server's Job became
+// `fresh`, which decides.
 void tst_TtlAfterFinished::freshJobDecides()
 {
     QFETCH(Object, fresh);
     QFETCH(int, resultKind);
-    QFETCH(QStringList, expectedActions);
+    QFETCH(bool, deleted);
     Fixture f;
-    f.informers.seed(Jobs, {newJob(Now.addSecs(-10), {}, 5)});
-    if (!fresh.isEmpty())
-        f.client->add(Jobs, fresh);
-    const ReconcileResult result = f.controller().processJob(QStringLiteral("default/foobar"));
+    f.seed(Jobs, {newJob(Now.addSecs(-10), {}, 5)});
+    TtlAfterFinishedController &c = f.controller();
+    bool replaced = false;
+    f.client->prependReactor([&](const Action &a) -> std::optional<ObjectResult> {
+        if (a.verb == QLatin1String("get") && !std::exchange(replaced, true))
+            f.replace(fresh);
+        return std::nullopt; // the tracker answers
+    });
+    const ReconcileResult result = c.processJob(QStringLiteral("default/foobar"));
+    QVERIFY(replaced);
     QCOMPARE(int(result.kind()), resultKind);
-    QCOMPARE(f.client->actionStrings(), expectedActions);
-    if (expectedActions.size() == 2)
+    QStringList expected {QStringLiteral("get jobs default/foobar")};
+    if (deleted)
+        expected << QStringLiteral("delete jobs default/foobar");
+    QCOMPARE(f.client->actionStrings(), expected);
+    if (deleted)
         QCOMPARE(f.client->actions()[1].deleteOptions.preconditionUid, fresh.uid());
+    if (deleted || fresh.isEmpty())
+        QVERIFY(f.stored().error().isNotFound());
+    else
+        QCOMPARE(f.stored()->uid(), fresh.uid());
     if (result.kind() == ReconcileResult::Kind::RequeueAfter)
         QCOMPARE(result.delay(), Duration(3590s));
 }
 
 void tst_TtlAfterFinished::errorsAreRetried_data()
 {
-    QTest::addColumn<QString>("failingVerb");
-    QTest::addColumn<int>("code");
-    QTest::addColumn<QString>("reason");
-    QTest::newRow("get fails") << QStringLiteral("get") << 500 << QStringLiteral("InternalError");
-    QTest::newRow("delete fails") << QStringLiteral("delete") << 500
-                                  << QStringLiteral("InternalError");
-    // The UID precondition failed: the Job was replaced between the GET and the DELETE.
-    QTest::newRow("precondition fails")
-        << QStringLiteral("delete") << 409 << QStringLiteral("Conflict");
+    QTest::addColumn<QString>("failure");
+    QTest::addColumn<QString>("message"); // in the error
+    QTest::addColumn<QString>("uid"); // of the Job left on the API server
+    QTest::newRow("get fails") << QStringLiteral("get") << QStringLiteral("InternalError")
+                               << QStringLiteral("foobar-uid");
+    QTest::newRow("delete fails") << QStringLiteral("delete") << QStringLiteral("InternalError")
+                                  << QStringLiteral("foobar-uid");
+    // The Job is replaced between the GET and the DELETE: the UID precondition fails on the
+    // API server, and the new Job stays.
+    QTest::newRow("replaced before the delete")
+        << QStringLiteral("replace") << QStringLiteral("Precondition failed")
+        << QStringLiteral("second-uid");
 }
 
 void tst_TtlAfterFinished::errorsAreRetried()
 {
-    QFETCH(QString, failingVerb);
-    QFETCH(int, code);
-    QFETCH(QString, reason);
+    QFETCH(QString, failure);
+    QFETCH(QString, message);
+    QFETCH(QString, uid);
     Fixture f;
-    f.seed({newJob(Now.addSecs(-10), {}, 5)});
-    f.client->prependReactor([&](const testing::Action &a) -> std::optional<ObjectResult> {
-        if (a.verb != failingVerb)
+    f.seed(Jobs, {newJob(Now.addSecs(-10), {}, 5)});
+    TtlAfterFinishedController &c = f.controller();
+    f.client->prependReactor([&](const Action &a) -> std::optional<ObjectResult> {
+        if (failure == QLatin1String("replace") && a.verb == QLatin1String("delete"))
+            f.replace(withMetadata(newJob(Now.addSecs(-10), {}, 5), QStringLiteral("uid"), uid));
+        if (a.verb != failure)
             return std::nullopt;
         Status s;
-        s.code = code;
-        s.reason = reason;
+        s.code = 500;
+        s.reason = QStringLiteral("InternalError");
         s.message = QStringLiteral("injected");
         return ObjectResult(s);
     });
-    const ReconcileResult result = f.controller().processJob(QStringLiteral("default/foobar"));
+    const ReconcileResult result = c.processJob(QStringLiteral("default/foobar"));
     QVERIFY(result.isError());
-    QVERIFY2(result.errorMessage().contains(reason), qPrintable(result.errorMessage()));
+    QVERIFY2(result.errorMessage().contains(message), qPrintable(result.errorMessage()));
+    QCOMPARE(f.stored()->uid(), uid);
     QCOMPARE(deletionHistogram(f.registry).count(), std::uint64_t(0));
 }
 
@@ -362,8 +429,8 @@ void tst_TtlAfterFinished::settings()
 void tst_TtlAfterFinished::badSettingsFailTheFactory()
 {
     Fixture f;
-    const ControllerContext context = testContext(QStringLiteral("ttl-after-finished"), f.informers,
-        f.clock, f.registry, {{QStringLiteral("propagationPolicy"), QStringLiteral("Sideways")}});
+    const ControllerContext context = f.context(QStringLiteral("ttl-after-finished"),
+        {{QStringLiteral("propagationPolicy"), QStringLiteral("Sideways")}});
     try {
         TtlAfterFinishedController c(context);
         QFAIL("bad settings were accepted");
@@ -374,29 +441,30 @@ void tst_TtlAfterFinished::badSettingsFailTheFactory()
     }
 }
 
-// The controller with its workers: only finished Jobs with a TTL are queued; one that is not
-// expired yet is looked at again when it expires (requeue-after on the fake clock), then
-// deleted.
+// The controller with its workers, its informers watching the FakeClient: only finished Jobs
+// with a TTL are queued; one that is not expired yet is looked at again when it expires
+// (requeue-after on the fake clock), then deleted, and its deletion queues nothing.
+//
+// With one worker the queue is FIFO, so once a Job's reconcile is counted, those of every key
+// queued before it are too: the counts of qcm_reconcile_total below are exact, not a race.
 void tst_TtlAfterFinished::runsOnInformerEvents()
 {
     Fixture f;
     TtlAfterFinishedController &c = f.controller(QStringLiteral("Foreground"));
-    f.informers.follow(*f.client);
     c.start();
     QTRY_VERIFY(c.hasSynced());
+    const QString requeued = QStringLiteral("requeue_after");
+    const QString succeeded = QStringLiteral("success");
 
     // Not finished, or no TTL: never queued, never read.
-    for (const Object &job : {newJob({}, {}, 0, QStringLiteral("running")),
-             newJob(f.now(), {}, std::nullopt, QStringLiteral("kept"))}) {
-        f.client->add(Jobs, job);
-        f.informers.watch(Jobs)->push(watchEvent(WatchEvent::Type::Added, job));
-    }
-    // Finished now, with 30 s to live.
-    const Object job = newJob(f.now(), {}, 30);
-    f.client->add(Jobs, job);
-    f.informers.watch(Jobs)->push(watchEvent(WatchEvent::Type::Added, job));
-    QTRY_COMPARE(c.queue().waitingLen(), 1); // requeued after 30 s
-    QCOMPARE(c.queue().len(), 0);
+    f.seed(Jobs,
+        {newJob({}, {}, 0, QStringLiteral("running")),
+            newJob(f.now(), {}, std::nullopt, QStringLiteral("kept"))});
+    // Finished now, with 30 s to live: requeued after 30 s, nothing read but the cache.
+    f.seed(Jobs, {newJob(f.now(), {}, 30)});
+    QTRY_COMPARE(reconciles(f.registry, requeued), 1.0);
+    QCOMPARE(reconciles(f.registry, succeeded), 0.0); // neither "running" nor "kept"
+    QCOMPARE(c.queue().waitingLen(), 1);
     QCOMPARE(f.client->actionStrings(), QStringList());
 
     f.clock.step(29s);
@@ -407,10 +475,16 @@ void tst_TtlAfterFinished::runsOnInformerEvents()
         QStringList({QStringLiteral("get jobs default/foobar"),
             QStringLiteral("delete jobs default/foobar")}));
     QCOMPARE(f.client->actions()[1].deleteOptions.propagationPolicy, QStringLiteral("Foreground"));
-    QVERIFY(!f.client->stored(Jobs, QStringLiteral("default"), QStringLiteral("foobar")));
-    QVERIFY(f.client->stored(Jobs, QStringLiteral("default"), QStringLiteral("running")));
-    QVERIFY(f.client->stored(Jobs, QStringLiteral("default"), QStringLiteral("kept")));
-    c.stop(10s);
+    QVERIFY(f.stored().error().isNotFound());
+    QVERIFY(f.stored(QStringLiteral("running")).ok());
+    QVERIFY(f.stored(QStringLiteral("kept")).ok());
+
+    // The deletion's watch event queues nothing: "later", queued after it, is the second
+    // requeue, and the deletion of "foobar" the only success.
+    f.seed(Jobs, {newJob(f.now(), {}, 3600, QStringLiteral("later"))});
+    QTRY_COMPARE(reconciles(f.registry, requeued), 2.0);
+    QCOMPARE(reconciles(f.registry, succeeded), 1.0);
+    QVERIFY(c.stop(10s));
 }
 
 QTEST_GUILESS_MAIN(tst_TtlAfterFinished)
