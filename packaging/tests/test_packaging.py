@@ -25,6 +25,11 @@ on a built tree and works in --work-dir:
                      ($QCM_E2E_DIR): the plugin is listed, reaches `running`
                      (qcm_plugin_state), and annotates a labelled ConfigMap with the checksum of
                      its data, again after the data changes, and leaves an unlabelled one alone.
+  tutorial           installs the .debs as plugin_template does and runs docs/plugin-author-guide.md
+                     (tutorial.py): writes its files and runs its commands in order, in a fresh
+                     folder, against the real test cluster: the plugin built, its tests (fake
+                     client, TestEnvironment) passing, the .so dropped into a running qcm, and
+                     the Greeting Ready with its ConfigMap holding the message.
   incompatible_sdk   the template built against a copy of the installed SDK whose version and
                      plugin ABI are one major ahead (version.h, plugin.h's IID, the CMake
                      package): find_package() refuses it for the template's 0.1 request; built
@@ -53,6 +58,7 @@ sys.path.insert(0, str(E2E / "host"))
 sys.path.insert(0, str(E2E / "leaderelection"))
 import qcmhost  # noqa: E402
 import debian_policy  # noqa: E402
+import tutorial  # noqa: E402
 from packaging_support import (check, clean_environment, fresh, log, no_build_paths,  # noqa: E402
                                run, runpath, soname)
 from lecluster import Cluster  # noqa: E402
@@ -502,6 +508,13 @@ class Tests:
         check(q.wait(30) == 0, f"qcm exits 0 on SIGTERM:\n{q.log()}")
         log("the installed qcm ran the out-of-tree plugin against the real cluster")
 
+    # -- the tutorial ----------------------------------------------------------------------
+    def test_tutorial(self):
+        _, prefix = self.install_debs("tutorial")
+        tutorial.test(self.source / "docs" / "plugin-author-guide.md",
+                      fresh(self.work / "tutorial" / "run"), prefix,
+                      Cluster(os.environ["QCM_E2E_DIR"]), self.cleanups)
+
     # -- an SDK one major ahead --------------------------------------------------------------
     def bumped_sdk(self, prefix):
         """A copy of the installed SDK with the next major version and plugin ABI, edited
@@ -606,7 +619,7 @@ def main():
         parser.add_argument(option, required=True)
     parser.add_argument("--abi", type=int, required=True)
     parser.add_argument("test", choices=("install", "debs", "lintian", "plugin_template",
-                                         "incompatible_sdk"))
+                                         "tutorial", "incompatible_sdk"))
     args = parser.parse_args()
     clean_environment()
     tests = Tests(args)

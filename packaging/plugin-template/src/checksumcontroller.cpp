@@ -38,13 +38,10 @@ QString stringSetting(const QVariantMap &settings, const QString &key, const QSt
 
 Settings Settings::fromMap(const QVariantMap &settings)
 {
-    const QStringList known {QStringLiteral("annotation"), QStringLiteral("labelSelector")};
-    for (auto it = settings.begin(); it != settings.end(); ++it) {
-        if (!known.contains(it.key()))
-            invalid(it.key(),
-                QStringLiteral("unknown setting; the settings here are %1")
-                    .arg(known.join(QStringLiteral(", "))));
-    }
+    // A key it does not read is an error, so that a misspelt setting is not silently ignored.
+    if (const std::optional<qcm::Error> unknown = qcm::unknownSetting(
+            settings, {QStringLiteral("annotation"), QStringLiteral("labelSelector")}))
+        throw std::invalid_argument(unknown->toString().toStdString());
     Settings s;
     s.labelSelector = stringSetting(settings, QStringLiteral("labelSelector"), s.labelSelector);
     const auto selector = qcm::cache::LabelSelector::parse(s.labelSelector);
