@@ -86,7 +86,7 @@ bool JsonNode::isBool() const
     return c == 't' || c == 'f';
 }
 
-JsonNode JsonNode::memberBytes(QByteArrayView key) const
+JsonNode JsonNode::memberBytes(QByteArrayView key, const QString *exact) const
 {
     if (m_at == 0) {
         // The root: the scanner indexed these members of it.
@@ -117,10 +117,13 @@ JsonNode JsonNode::memberBytes(QByteArrayView key) const
     while (*p == '"') {
         const char *keyEnd = detail::skipStringValidated(p, end());
         const QByteArrayView raw(p + 1, keyEnd - p - 2);
-        // A key with an escape is compared by its value (rare: the API server writes none).
+        // A key with an escape is compared by its value (rare: the API server writes none), with
+        // the QString asked for when there is one: an escaped lone surrogate has no UTF-8 form,
+        // and a key holding one matches no unescaped key, as in Qt's tree.
         const bool matches = raw.contains('\\')
-            ? detail::decodeJsonString(QByteArrayView(p, keyEnd - p)) == QString::fromUtf8(key)
-            : raw == key;
+            ? detail::decodeJsonString(QByteArrayView(p, keyEnd - p))
+                == (exact ? *exact : QString::fromUtf8(key))
+            : raw == key && (!exact || QString::fromUtf8(key) == *exact);
         p = skipSpaceValidated(keyEnd);
         p = skipSpaceValidated(p + 1); // ':'
         if (matches)
@@ -150,7 +153,7 @@ JsonNode JsonNode::member(const QString &key) const
 {
     switch (m_source) {
     case Source::Bytes:
-        return memberBytes(key.toUtf8());
+        return memberBytes(key.toUtf8(), &key);
     case Source::Tree:
         return m_value.isObject() ? JsonNode(m_value.toObject().value(key)) : JsonNode();
     case Source::Absent:

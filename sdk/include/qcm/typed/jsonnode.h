@@ -78,7 +78,9 @@ private:
     const char *end() const; // Bytes: the end of the text
     JsonNode nodeAt(const char *p) const; // Bytes: the node of the value at p in the same text
     // The Bytes node of the member `key`, matching the raw key bytes; null key = next member.
-    JsonNode memberBytes(QByteArrayView key) const;
+    // `key` as UTF-8; `exact`, when given, the key as a QString, which an escaped key is
+    // compared with (a lone surrogate, which "\ud84d" escapes and UTF-8 cannot hold).
+    JsonNode memberBytes(QByteArrayView key, const QString *exact = nullptr) const;
 
     // Bytes: the decoded object (its validated text, and the index of its top-level members,
     // which the root's member() uses instead of a scan).
