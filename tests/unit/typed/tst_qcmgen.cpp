@@ -51,6 +51,11 @@ void tst_QcmGen::crdErrors_data()
         << QByteArray("a: [b\n")
         << QStringLiteral(
                "crd.yaml: malformed YAML at line 2, column 1: end of sequence flow not found");
+    // yaml-cpp's LoadAll yields documents without end on this (found by fuzz_crds).
+    QTest::newRow("a stream without progress")
+        << QByteArray("a: 1\n---\n,")
+        << QStringLiteral(
+               "crd.yaml: malformed YAML at line 3, column 1: no document can start here");
     QTest::newRow("not a crd")
         << QByteArray("apiVersion: v1\nkind: ConfigMap\n")
         << QStringLiteral(

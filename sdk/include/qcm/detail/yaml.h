@@ -15,8 +15,10 @@
 #include <QtCore/QJsonValue>
 #include <QtCore/QString>
 
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
+#include <sstream>
 #include <vector>
 
 namespace qcm::detail {
@@ -50,12 +52,50 @@ inline Result<YAML::Node> loadYamlDocument(const QByteArray &yaml, const QString
     }
 }
 
-// Every document of a multi-document stream ("---"), with the same errors.
+// Where each document of a stream starts, and nothing else: no nodes are built.
+class YamlDocumentStarts final : public YAML::EventHandler
+{
+public:
+    YAML::Mark start;
+    void OnDocumentStart(const YAML::Mark &mark) override { start = mark; }
+    void OnDocumentEnd() override { }
+    void OnNull(const YAML::Mark &, YAML::anchor_t) override { }
+    void OnAlias(const YAML::Mark &, YAML::anchor_t) override { }
+    void OnScalar(
+        const YAML::Mark &, const std::string &, YAML::anchor_t, const std::string &) override
+    { }
+    void OnSequenceStart(
+        const YAML::Mark &, const std::string &, YAML::anchor_t, YAML::EmitterStyle::value) override
+    { }
+    void OnSequenceEnd() override { }
+    void OnMapStart(
+        const YAML::Mark &, const std::string &, YAML::anchor_t, YAML::EmitterStyle::value) override
+    { }
+    void OnMapEnd() override { }
+};
+
+// Every document of a multi-document stream ("---"), with the same errors. yaml-cpp 0.7's
+// LoadAll never returns on some malformed streams: on a lone "," every call yields another
+// document that starts where the last one did, and the list grows until memory runs out
+// (24 GB for one byte; found by fuzz_crds). So the stream is walked first without building
+// nodes, and a document that does not start after the previous one is malformed YAML.
 inline Result<std::vector<YAML::Node>> loadYamlDocuments(
     const QByteArray &yaml, const QString &file)
 {
+    const std::string text = yaml.toStdString();
     try {
-        return YAML::LoadAll(yaml.toStdString());
+        std::istringstream in(text);
+        YAML::Parser parser(in);
+        YamlDocumentStarts starts;
+        for (int previous = -1; parser.HandleNextDocument(starts); previous = starts.start.pos) {
+            if (starts.start.pos <= previous)
+                return Error {file, {},
+                    QStringLiteral("malformed YAML at line %1, column %2: no document can start "
+                                   "here")
+                        .arg(starts.start.line + 1)
+                        .arg(starts.start.column + 1)};
+        }
+        return YAML::LoadAll(text);
     } catch (const YAML::Exception &e) {
         return malformedYaml(e, file);
     }
