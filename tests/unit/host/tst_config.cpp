@@ -199,6 +199,9 @@ void tst_Config::badInput_data()
     row("bad indentation", "leaderElection:\n  leaderElect: true\n leaseDuration: 3s\n",
         "/etc/qcm/cm.yaml: malformed YAML at line 3, column 2: end of map not found");
     row("tab", "controllers:\n\t- a\n", "/etc/qcm/cm.yaml: malformed YAML at line 2");
+    // yaml-cpp reads a lone flow indicator as a null document, again and again.
+    row("no progress", ",\n",
+        "/etc/qcm/cm.yaml: malformed YAML at line 1, column 1: no document can start here");
     row("not a map", "- a\n- b\n", "/etc/qcm/cm.yaml: must be a map (line 1, column 1)");
     // Unknown and repeated fields, at every level.
     row("unknown top-level", "controllers: ['*']\nleaderElction: {}\n",

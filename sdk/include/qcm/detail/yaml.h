@@ -18,6 +18,7 @@
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
+#include <optional>
 #include <sstream>
 #include <vector>
 
@@ -32,8 +33,8 @@ inline QString yamlPosition(const YAML::Node &node)
     return QStringLiteral(" (line %1, column %2)").arg(mark.line + 1).arg(mark.column + 1);
 }
 
-// The document `yaml` holds; malformed YAML is an Error of `file`: "malformed YAML at line L,
-// column C: <yaml-cpp's reason>".
+// Malformed YAML as an Error of `file`: "malformed YAML at line L, column C: <yaml-cpp's
+// reason>".
 inline Error malformedYaml(const YAML::Exception &e, const QString &file)
 {
     return Error {file, {},
@@ -41,15 +42,6 @@ inline Error malformedYaml(const YAML::Exception &e, const QString &file)
             .arg(e.mark.line + 1)
             .arg(e.mark.column + 1)
             .arg(QString::fromStdString(e.msg))};
-}
-
-inline Result<YAML::Node> loadYamlDocument(const QByteArray &yaml, const QString &file)
-{
-    try {
-        return YAML::Load(yaml.toStdString());
-    } catch (const YAML::Exception &e) {
-        return malformedYaml(e, file);
-    }
 }
 
 // Where each document of a stream starts, and nothing else: no nodes are built.
@@ -74,27 +66,48 @@ public:
     void OnMapEnd() override { }
 };
 
-// Every document of a multi-document stream ("---"), with the same errors. yaml-cpp 0.7's
-// LoadAll never returns on some malformed streams: on a lone "," every call yields another
-// document that starts where the last one did, and the list grows until memory runs out
-// (24 GB for one byte; found by fuzz_crds). So the stream is walked first without building
-// nodes, and a document that does not start after the previous one is malformed YAML.
+// yaml-cpp 0.7 does not always advance on malformed input: on a lone "," every call of its
+// parser yields another document that starts where the last one did, so LoadAll never returns
+// (its list grows until memory runs out: 24 GB for one byte; found by fuzz_crds) and Load
+// reads a null document. So a stream is walked first without building nodes, and a document
+// that does not start after the previous one is malformed YAML, "no document can start here".
+// Throws what the parser throws.
+inline std::optional<Error> yamlWithoutProgress(const std::string &text, const QString &file)
+{
+    std::istringstream in(text);
+    YAML::Parser parser(in);
+    YamlDocumentStarts starts;
+    for (int previous = -1; parser.HandleNextDocument(starts); previous = starts.start.pos) {
+        if (starts.start.pos <= previous)
+            return Error {file, {},
+                QStringLiteral("malformed YAML at line %1, column %2: no document can start here")
+                    .arg(starts.start.line + 1)
+                    .arg(starts.start.column + 1)};
+    }
+    return std::nullopt;
+}
+
+// The one document `yaml` holds, with malformed YAML as an Error of `file`.
+inline Result<YAML::Node> loadYamlDocument(const QByteArray &yaml, const QString &file)
+{
+    const std::string text = yaml.toStdString();
+    try {
+        if (std::optional<Error> error = yamlWithoutProgress(text, file))
+            return *error;
+        return YAML::Load(text);
+    } catch (const YAML::Exception &e) {
+        return malformedYaml(e, file);
+    }
+}
+
+// Every document of a multi-document stream ("---"), with the same errors.
 inline Result<std::vector<YAML::Node>> loadYamlDocuments(
     const QByteArray &yaml, const QString &file)
 {
     const std::string text = yaml.toStdString();
     try {
-        std::istringstream in(text);
-        YAML::Parser parser(in);
-        YamlDocumentStarts starts;
-        for (int previous = -1; parser.HandleNextDocument(starts); previous = starts.start.pos) {
-            if (starts.start.pos <= previous)
-                return Error {file, {},
-                    QStringLiteral("malformed YAML at line %1, column %2: no document can start "
-                                   "here")
-                        .arg(starts.start.line + 1)
-                        .arg(starts.start.column + 1)};
-        }
+        if (std::optional<Error> error = yamlWithoutProgress(text, file))
+            return *error;
         return YAML::LoadAll(text);
     } catch (const YAML::Exception &e) {
         return malformedYaml(e, file);
