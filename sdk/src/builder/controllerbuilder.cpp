@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <qcm/builder/controllerbuilder.h>
 
-#include <qcm/cache/keys.h>
 #include <qcm/cache/sharedinformerfactory.h>
 #include <qcm/ownerkey.h>
 
@@ -65,14 +64,11 @@ std::optional<Error> ControllerBuilder::complete()
     for (const Watch &w : std::as_const(m_watches)) {
         const predicate::Predicate filter
             = predicate::and_(QList<predicate::Predicate> {w.filter} + m_filters);
-        // The keys one object's event enqueues.
+        // The keys an owned or mapped object's event enqueues; a For watch enqueues the object
+        // itself (Controller::enqueue(Object), which warns about an object without a key).
         std::function<QStringList(const Object &)> keysOf;
         switch (w.kind) {
         case Watch::Kind::For:
-            keysOf = [](const Object &o) {
-                const Result<QString> key = cache::metaNamespaceKey(o);
-                return key ? QStringList {*key} : QStringList();
-            };
             break;
         case Watch::Kind::Owns:
             keysOf = [group = m_forGroup, kind = m_forKind, scope = m_forScope](const Object &o) {
@@ -84,31 +80,37 @@ std::optional<Error> ControllerBuilder::complete()
             keysOf = w.map;
             break;
         }
-        auto enqueue = [c](const QStringList &keys) {
+        auto enqueueKeys = [c](const QStringList &keys) {
             for (const QString &key : keys)
                 c->enqueue(key);
+        };
+        auto enqueue = [c, keysOf, enqueueKeys](const Object &o) {
+            if (keysOf)
+                enqueueKeys(keysOf(o));
+            else
+                c->enqueue(o);
         };
         // An update may change an object's owner or mapping: the keys of the old and the new
         // object, each once (controller-runtime's handlers collect them in a set). Enqueued
         // one by one, a key both give could be picked by a worker in between and reconciled
         // twice, the second time against a cache that has not seen the first one's write.
-        const bool both = w.kind != Watch::Kind::For;
         m_controller.addEventHandler(factory->informerFor(w.gvr),
-            {[filter, keysOf, enqueue](const Object &o, bool) {
+            {[filter, enqueue](const Object &o, bool) {
                  if (filter.passesCreate(o))
-                     enqueue(keysOf(o));
+                     enqueue(o);
              },
-                [filter, keysOf, enqueue, both](const Object &old, const Object &now) {
+                [filter, keysOf, enqueue, enqueueKeys](const Object &old, const Object &now) {
                     if (!filter.passesUpdate(old, now))
                         return;
-                    QStringList keys = both ? keysOf(old) : QStringList();
-                    keys += keysOf(now);
+                    if (!keysOf)
+                        return enqueue(now);
+                    QStringList keys = keysOf(old) + keysOf(now);
                     keys.removeDuplicates();
-                    enqueue(keys);
+                    enqueueKeys(keys);
                 },
-                [filter, keysOf, enqueue](const Object &o, bool) {
+                [filter, enqueue](const Object &o, bool) {
                     if (filter.passesRemove(o))
-                        enqueue(keysOf(o));
+                        enqueue(o);
                 }});
     }
     return std::nullopt;

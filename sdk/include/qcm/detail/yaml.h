@@ -79,10 +79,8 @@ inline std::optional<Error> yamlWithoutProgress(const std::string &text, const Q
     YamlDocumentStarts starts;
     for (int previous = -1; parser.HandleNextDocument(starts); previous = starts.start.pos) {
         if (starts.start.pos <= previous)
-            return Error {file, {},
-                QStringLiteral("malformed YAML at line %1, column %2: no document can start here")
-                    .arg(starts.start.line + 1)
-                    .arg(starts.start.column + 1)};
+            return malformedYaml(
+                YAML::ParserException(starts.start, "no document can start here"), file);
     }
     return std::nullopt;
 }
