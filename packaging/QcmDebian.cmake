@@ -133,7 +133,8 @@ set(CPACK_DEBIAN_DEV_PACKAGE_SECTION libdevel)
 # What QcmSdkConfig.cmake finds: Qt 6 Core and Network (and moc, for the plugin class).
 set(CPACK_DEBIAN_DEV_PACKAGE_DEPENDS
     "${QCM_DEB_SDK_PACKAGE} (= ${qcm_deb_version}), qt6-base-dev (>= 6.4)")
-set(CPACK_DEBIAN_DEV_PACKAGE_RECOMMENDS "cmake (>= 3.22)")
+# testing::TestEnvironment runs openssl for its keys and certificates.
+set(CPACK_DEBIAN_DEV_PACKAGE_RECOMMENDS "cmake (>= 3.22), openssl")
 set(CPACK_DEBIAN_DEV_DESCRIPTION "qcm controller SDK: headers and CMake package
 The headers of libqcm-sdk and the CMake package QcmSdk, to build qcm controller
 plugins outside qcm's source tree: find_package(QcmSdk) gives the target

@@ -36,6 +36,8 @@ if [[ -n ${KUBECONFIG:-} ]]; then
 else
     cluster_dir="${QCM_RUN_CLUSTER_DIR:-$HOME/.cache/qcm/run-cluster}"
     echo "run: \$KUBECONFIG is not set: starting a local kube-apiserver and etcd in $cluster_dir"
+    # cluster.py starts it with qcm-e2e-cluster (the SDK's TestEnvironment) of this build.
+    export QCM_E2E_CLUSTER_TOOL="$build_dir/tests/e2e/qcm-e2e-cluster"
     python3 tests/e2e/cluster/cluster.py up --dir "$cluster_dir"
     trap 'python3 tests/e2e/cluster/cluster.py down --dir "$cluster_dir"' EXIT
     kubeconfig="$cluster_dir/admin.kubeconfig"

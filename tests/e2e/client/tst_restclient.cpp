@@ -445,12 +445,12 @@ void tst_RestClient::restrictedUserIsForbidden()
 
 void tst_RestClient::tokenAuth()
 {
-    RestClient byToken(clusterConfig(QStringLiteral("token")));
+    RestClient byToken(clusterConfig(QStringLiteral("token-admin")));
     const Object ns
         = ok(byToken.get({QString(), QStringLiteral("v1"), QStringLiteral("namespaces")}, {},
             QStringLiteral("default")));
     QCOMPARE(ns.name(), QStringLiteral("default"));
-    RestConfig badToken = clusterConfig(QStringLiteral("token"));
+    RestConfig badToken = clusterConfig(QStringLiteral("token-admin"));
     badToken.bearerToken = QStringLiteral("wrong");
     RestClient rejected(badToken);
     auto denied = rejected.get({QString(), QStringLiteral("v1"), QStringLiteral("namespaces")}, {},

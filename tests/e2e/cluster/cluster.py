@@ -12,13 +12,14 @@
     cluster.py compact --dir DIR  compact etcd's history at its current revision, so that a watch
                                   from an older resourceVersion gets 410 Gone
 
-`up` writes into DIR:
-    admin.kubeconfig       client certificate, O=system:masters
-    token.kubeconfig       bearer token of user "token-admin" (group system:masters)
-    restricted.kubeconfig  bearer token of user "restricted": RBAC allows only get/list/watch of
-                           ConfigMaps in namespace "restricted"
-    ca.crt, ca.key, sa.key, sa.pub, serving/admin certificates, tokens.csv
-    cluster.json           ports, pids and paths (read by `down` and `env`)
+`up` runs qcm-e2e-cluster, the SDK's TestEnvironment (envtest) with detached processes, which
+writes into DIR:
+    admin.kubeconfig        client certificate, O=system:masters
+    token-admin.kubeconfig  bearer token of user "token-admin" (group system:masters)
+    restricted.kubeconfig   bearer token of user "restricted": RBAC allows only get/list/watch
+                            of ConfigMaps in namespace "restricted"
+    ca.crt, ca.key (the CA of the serving and client certificates), sa.key, tokens.csv
+    cluster.json            ports, pids, command lines and paths (read by the other commands)
     etcd.log, kube-apiserver.log
 The processes run in their own session and outlive `up`; `down` stops them.
 """
@@ -26,9 +27,7 @@ import argparse
 import json
 import os
 import pathlib
-import shutil
 import signal
-import socket
 import ssl
 import subprocess
 import sys
@@ -37,62 +36,28 @@ import urllib.error
 import urllib.request
 
 HERE = pathlib.Path(__file__).resolve().parent
-TOKENS = {
-    "qcm-admin-token": ("token-admin", "1001", "system:masters"),
-    "qcm-restricted-token": ("restricted", "1002", ""),
-}
+# qcm-e2e-cluster (a testing::TestEnvironment) starts the cluster: $QCM_E2E_CLUSTER_TOOL, set by
+# CMake and scripts/run.sh, or where the default build directory has it.
+DEFAULT_TOOL = HERE.parents[2] / "build" / "tests" / "e2e" / "qcm-e2e-cluster"
 
 
 def log(message):
     print(f"cluster: {message}", file=sys.stderr, flush=True)
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def assets():
+    """The directory with etcd, kube-apiserver and kubectl, building them on first use."""
+    out = subprocess.run([str(HERE / "build-binaries.sh"), "--assets"], check=True,
+                         stdout=subprocess.PIPE, text=True)
+    return out.stdout.strip()
 
 
-def openssl(*args, cwd):
-    subprocess.run(["openssl", *args], cwd=cwd, check=True, capture_output=True)
-
-
-def make_certificates(d):
-    openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out", "ca.crt",
-            "-days", "3650", "-subj", "/CN=qcm-e2e-ca", cwd=d)
-    (d / "serving.ext").write_text(
-        "subjectAltName=DNS:localhost,IP:127.0.0.1,DNS:kubernetes,DNS:kubernetes.default,"
-        "DNS:kubernetes.default.svc\nextendedKeyUsage=serverAuth\n")
-    (d / "client.ext").write_text("extendedKeyUsage=clientAuth\n")
-    for name, subject, ext in [("serving", "/CN=kube-apiserver", "serving.ext"),
-                               ("admin", "/O=system:masters/CN=admin", "client.ext")]:
-        openssl("req", "-newkey", "rsa:2048", "-nodes", "-keyout", f"{name}.key", "-out",
-                f"{name}.csr", "-subj", subject, cwd=d)
-        openssl("x509", "-req", "-in", f"{name}.csr", "-CA", "ca.crt", "-CAkey", "ca.key",
-                "-CAcreateserial", "-out", f"{name}.crt", "-days", "3650", "-extfile", ext, cwd=d)
-    openssl("genrsa", "-out", "sa.key", "2048", cwd=d)
-    openssl("rsa", "-in", "sa.key", "-pubout", "-out", "sa.pub", cwd=d)
-    (d / "tokens.csv").write_text("".join(
-        f'{token},{user},{uid},"{groups}"\n' for token, (user, uid, groups) in TOKENS.items()))
-
-
-def kubeconfig(d, name, server, user):
-    path = d / f"{name}.kubeconfig"
-    path.write_text(json.dumps({
-        "apiVersion": "v1", "kind": "Config", "current-context": name,
-        "clusters": [{"name": "qcm-e2e", "cluster": {
-            "server": server, "certificate-authority": str(d / "ca.crt")}}],
-        "users": [{"name": name, "user": user}],
-        "contexts": [{"name": name, "context": {"cluster": "qcm-e2e", "user": name}}],
-    }, indent=2))
-    return path
-
-
-def binaries():
-    out = subprocess.run([str(HERE / "build-binaries.sh")], check=True, capture_output=True,
-                         text=True)
-    apiserver, etcd, kubectl = out.stdout.split()
-    return apiserver, etcd, kubectl
+def tool():
+    path = pathlib.Path(os.environ.get("QCM_E2E_CLUSTER_TOOL") or DEFAULT_TOOL)
+    if not os.access(path, os.X_OK):
+        raise SystemExit(f"cluster: no qcm-e2e-cluster at {path}: build it (cmake --build build "
+                         "--target qcm-e2e-cluster) or set QCM_E2E_CLUSTER_TOOL")
+    return str(path)
 
 
 def start(args, logfile):
@@ -137,100 +102,25 @@ def up(d):
             log(f"already running at {state['server']}")
             return state
         down(d)
-    apiserver, etcd, kubectl = binaries()
-    shutil.rmtree(d / "etcd-data", ignore_errors=True)  # every cluster starts empty
-    make_certificates(d)
-    etcd_port, peer_port, port = free_port(), free_port(), free_port()
-    server = f"https://127.0.0.1:{port}"
-    state = {
-        "server": server, "port": port, "etcdPort": etcd_port,
-        "etcd": f"http://127.0.0.1:{etcd_port}", "kubectl": kubectl,
-        "ca": str(d / "ca.crt"), "adminCert": str(d / "admin.crt"), "adminKey": str(d / "admin.key"),
-        "pids": {},
-    }
-    state["cmds"] = {}
-    state["cmds"]["etcd"] = [
-        etcd, "--name=default", f"--data-dir={d / 'etcd-data'}",
-        f"--listen-client-urls=http://127.0.0.1:{etcd_port}",
-        f"--advertise-client-urls=http://127.0.0.1:{etcd_port}",
-        f"--listen-peer-urls=http://127.0.0.1:{peer_port}",
-        f"--initial-advertise-peer-urls=http://127.0.0.1:{peer_port}",
-        f"--initial-cluster=default=http://127.0.0.1:{peer_port}",
-        "--unsafe-no-fsync", "--log-level=warn",
-    ]
-    state["pids"]["etcd"] = start(state["cmds"]["etcd"], d / "etcd.log")
-    (d / "cluster.json").write_text(json.dumps(state, indent=2))
-    state["cmds"]["kube-apiserver"] = [
-        apiserver,
-        f"--etcd-servers=http://127.0.0.1:{etcd_port}",
-        "--bind-address=127.0.0.1", "--advertise-address=127.0.0.1", f"--secure-port={port}",
-        f"--cert-dir={d}", f"--tls-cert-file={d / 'serving.crt'}",
-        f"--tls-private-key-file={d / 'serving.key'}", f"--client-ca-file={d / 'ca.crt'}",
-        f"--token-auth-file={d / 'tokens.csv'}",
-        f"--service-account-key-file={d / 'sa.pub'}",
-        f"--service-account-signing-key-file={d / 'sa.key'}",
-        "--service-account-issuer=https://kubernetes.default.svc",
-        "--service-cluster-ip-range=10.0.0.0/24", "--authorization-mode=RBAC",
-        "--endpoint-reconciler-type=none", "--allow-privileged=true",
-        # No controller-manager runs, so nothing would create the "default" ServiceAccount
-        # that this admission plugin insists on for every Pod.
-        "--disable-admission-plugins=ServiceAccount",
-        # PodTemplates bypass the watch cache, so that a watch from a compacted
-        # resourceVersion reaches etcd and gets 410 Gone at once; with the cache, the apiserver
-        # keeps serving young history from memory for a while.
-        "--watch-cache-sizes=podtemplates#0",
-        "--profiling=false", "--v=1",
-    ]
-    state["pids"]["kube-apiserver"] = start(state["cmds"]["kube-apiserver"], d / "kube-apiserver.log")
-    (d / "cluster.json").write_text(json.dumps(state, indent=2))
-    deadline = time.time() + 120
-    while True:
-        for name, pid in state["pids"].items():
-            if not alive(pid):
-                down(d)
-                raise SystemExit(f"cluster: {name} exited during start-up; see {d / (name + '.log')}")
-        try:
-            status, _ = request(state, "GET", "/readyz", ok_codes=(500, 503))
-            if status == 200:
-                break
-        except Exception:  # noqa: BLE001 - not listening yet, or not ready yet
-            pass
-        if time.time() > deadline:
-            down(d)
-            raise SystemExit(f"cluster: /readyz not ready after 120 s; see {d / 'kube-apiserver.log'}")
-        time.sleep(0.25)
-
-    kubeconfig(d, "admin", server, {"client-certificate": str(d / "admin.crt"),
-                                    "client-key": str(d / "admin.key")})
-    kubeconfig(d, "token", server, {"token": "qcm-admin-token"})
-    kubeconfig(d, "restricted", server, {"token": "qcm-restricted-token"})
-    request(state, "POST", "/api/v1/namespaces",
-            {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "restricted"}}, ok_codes=(409,))
-    request(state, "POST", "/apis/rbac.authorization.k8s.io/v1/namespaces/restricted/roles", {
-        "apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role",
-        "metadata": {"name": "configmap-reader"},
-        "rules": [{"apiGroups": [""], "resources": ["configmaps"], "verbs": ["get", "list", "watch"]}]},
-        ok_codes=(409,))
-    request(state, "POST", "/apis/rbac.authorization.k8s.io/v1/namespaces/restricted/rolebindings", {
-        "apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
-        "metadata": {"name": "restricted-reads-configmaps"},
-        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "configmap-reader"},
-        "subjects": [{"kind": "User", "name": "restricted", "apiGroup": "rbac.authorization.k8s.io"}]},
-        ok_codes=(409,))
-    log(f"ready at {server} (kubeconfig {d / 'admin.kubeconfig'})")
+    # A cluster that is started again begins empty (the tool empties etcd-data).
+    result = subprocess.run([tool(), "--dir", str(d), "--assets", assets()])
+    if result.returncode != 0:
+        raise SystemExit(f"cluster: qcm-e2e-cluster failed; see {d / 'kube-apiserver.log'}")
+    state = json.loads((d / "cluster.json").read_text())
+    log(f"ready at {state['server']} (kubeconfig {d / 'admin.kubeconfig'})")
     return state
 
 
 def stop(pid):
-    """SIGTERM the process group, then SIGKILL after 15 s."""
+    """SIGTERM, then SIGKILL after 15 s."""
     if not pid or not alive(pid):
         return
-    os.killpg(pid, signal.SIGTERM)
+    os.kill(pid, signal.SIGTERM)
     deadline = time.time() + 15
     while alive(pid) and time.time() < deadline:
         time.sleep(0.1)
     if alive(pid):
-        os.killpg(pid, signal.SIGKILL)
+        os.kill(pid, signal.SIGKILL)
         time.sleep(0.5)
 
 

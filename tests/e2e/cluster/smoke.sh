@@ -14,7 +14,7 @@ echo "server version $version"
 
 k admin get --raw /readyz | grep -qx ok || fail "/readyz is not ok"
 name="smoke-$RANDOM"
-k token create configmap "$name" -n default --from-literal=k=v >/dev/null || fail "the token user cannot create"
+k token-admin create configmap "$name" -n default --from-literal=k=v >/dev/null || fail "the token user cannot create"
 k admin get configmap "$name" -n default -o jsonpath='{.data.k}' | grep -qx v || fail "the configmap is not there"
 k restricted get configmaps -n restricted >/dev/null || fail "the restricted user cannot list in its namespace"
 if out=$(k restricted create configmap "$name-x" -n default --from-literal=k=v 2>&1); then

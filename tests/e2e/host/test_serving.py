@@ -148,7 +148,7 @@ def two_replicas(env):
     identity_a = lease_holder(env, ns, lock)
 
     # The second replica uses the token kubeconfig, for the /configz check below.
-    b = env.qcm("b", qcmhost.config(cluster_dir, kubeconfig="token.kubeconfig",
+    b = env.qcm("b", qcmhost.config(cluster_dir, kubeconfig="token-admin.kubeconfig",
                                     controller_config=configmaps_settings(ns, "b"), **common))
     b.wait_for("/readyz 200 on standby", lambda: b.get("/readyz")[0] == 200, 30)
     check(b.plugin_state(CONFIGMAPS) == "loaded", f"b: {CONFIGMAPS} is {b.plugin_state(CONFIGMAPS)}")
@@ -173,7 +173,7 @@ def two_replicas(env):
         for path in ("/healthz", "/livez", "/healthz/leaderElection", f"/healthz/{CONFIGMAPS}"):
             status, body = q.get(path)
             check(status == 200 and body == "ok", f"{q.name}: {path}: {status} {body}")
-    for q, kubeconfig in ((a, "admin.kubeconfig"), (b, "token.kubeconfig")):
+    for q, kubeconfig in ((a, "admin.kubeconfig"), (b, "token-admin.kubeconfig")):
         status, body = q.get("/configz")
         check(status == 200, f"{q.name}: /configz {status}")
         for secret in secrets_of_kubeconfig(cluster_dir / kubeconfig):
