@@ -10,10 +10,28 @@ using namespace qcm::client;
 const GroupVersionResource LeaseLock::Leases {
     QStringLiteral("coordination.k8s.io"), QStringLiteral("v1"), QStringLiteral("leases")};
 
+struct LeaseLock::Private
+{
+    QMap<QString, QString> labels;
+};
+
 LeaseLock::LeaseLock(const QString &ns, const QString &name, RestClient *client,
     ResourceLockConfig config, QObject *parent)
     : ObjectLock(Leases, QStringLiteral("lease"), ns, name, client, std::move(config), parent)
+    , d(std::make_unique<Private>())
 { }
+
+LeaseLock::~LeaseLock() = default;
+
+void LeaseLock::setLabels(const QMap<QString, QString> &labels)
+{
+    d->labels = labels;
+}
+
+QMap<QString, QString> LeaseLock::labels() const
+{
+    return d->labels;
+}
 
 GetResult LeaseLock::recordOf(const Object &object) const
 {
@@ -29,6 +47,11 @@ GetResult LeaseLock::recordOf(const Object &object) const
 Object LeaseLock::withRecord(Object object, const LeaderElectionRecord &record) const
 {
     object.json().insert(QStringLiteral("spec"), record.toLeaseSpec());
+    if (!d->labels.isEmpty()) {
+        QMap<QString, QString> labels = object.labels();
+        labels.insert(d->labels);
+        object.setLabels(labels);
+    }
     return object;
 }
 

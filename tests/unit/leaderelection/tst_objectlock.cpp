@@ -148,6 +148,7 @@ private slots:
     void failedCreateForgetsTheObject();
     void unreadableRecordIsRememberedAndOverwritten();
     void eventsAreAboutTheLockObject();
+    void labelsAreWrittenOnCreateAndUpdate();
 };
 
 namespace {
@@ -354,6 +355,45 @@ void tst_ObjectLock::eventsAreAboutTheLockObject()
                            R"(v1.ObjectReference{Kind:"Lease", Namespace:"ns", Name:"lock", )"
                            R"(UID:"9b1c", APIVersion:"coordination.k8s.io/v1", )"
                            R"(ResourceVersion:"7", FieldPath:""})")}));
+}
+
+// client-go's LeaseLock.Labels: on the new Lease, and over the Lease's own labels on update.
+void tst_ObjectLock::labelsAreWrittenOnCreateAndUpdate()
+{
+    LockOnHeldServer held;
+    HeldServer &server = held.server;
+    LeaseLock &lock = held.lock;
+    lock.setLabels({{QStringLiteral("scale-out.qcm.io/group"), QStringLiteral("g")}});
+    const auto labelsOf = [](const QByteArray &body) {
+        return QJsonDocument::fromJson(body)
+            .object()
+            .value(QStringLiteral("metadata"))
+            .toObject()
+            .value(QStringLiteral("labels"))
+            .toObject();
+    };
+
+    QFuture<WriteResult> create = lock.create(mine());
+    QTRY_COMPARE(server.requests.size(), 1);
+    QCOMPARE(server.requests[0].method, QByteArray("POST"));
+    QCOMPARE(labelsOf(server.requests[0].body),
+        (QJsonObject {{QStringLiteral("scale-out.qcm.io/group"), QStringLiteral("g")}}));
+    QJsonObject existing = lease("3", "me");
+    QJsonObject metadata = existing.value(QStringLiteral("metadata")).toObject();
+    metadata.insert(QStringLiteral("labels"),
+        QJsonObject {{QStringLiteral("team"), QStringLiteral("a")},
+            {QStringLiteral("scale-out.qcm.io/group"), QStringLiteral("old")}});
+    existing.insert(QStringLiteral("metadata"), metadata);
+    server.reply(0, existing);
+    QTRY_VERIFY(create.isFinished());
+
+    QFuture<WriteResult> update = lock.update(mine());
+    QTRY_COMPARE(server.requests.size(), 2);
+    QCOMPARE(labelsOf(server.requests[1].body),
+        (QJsonObject {{QStringLiteral("team"), QStringLiteral("a")},
+            {QStringLiteral("scale-out.qcm.io/group"), QStringLiteral("g")}}));
+    server.reply(1, lease("4", "me"));
+    QTRY_VERIFY(update.isFinished());
 }
 
 QTEST_GUILESS_MAIN(tst_ObjectLock)

@@ -6,10 +6,16 @@
 // milliseconds, transitions), so every renewal changes it. (client-go's is json.Marshal of the
 // record, times in seconds: the same changes, since renewals are at least a second apart.)
 //
-// Thread safety: as ResourceLock.
+// setLabels() (client-go's LeaseLock.Labels) puts labels on the Lease when it is created and
+// on every update, over whatever labels it already has; others' labels stay. Scale-out's
+// membership Leases carry their group this way (docs/scale-out.md).
+//
+// Thread safety: as ResourceLock; setLabels() before the first call.
 #pragma once
 
 #include <qcm/leaderelection/objectlock.h>
+
+#include <QtCore/QMap>
 
 namespace qcm::leaderelection {
 
@@ -21,13 +27,22 @@ public:
     LeaseLock(const QString &ns, const QString &name, client::RestClient *client,
         ResourceLockConfig config, QObject *parent = nullptr);
 
+    ~LeaseLock() override;
+
     static const client::GroupVersionResource Leases;
+
+    void setLabels(const QMap<QString, QString> &labels);
+    QMap<QString, QString> labels() const;
 
 protected:
     GetResult recordOf(const client::Object &object) const override;
     client::Object withRecord(
         client::Object object, const LeaderElectionRecord &record) const override;
     client::Object newObject() const override;
+
+private:
+    struct Private;
+    std::unique_ptr<Private> d;
 };
 
 } // namespace qcm::leaderelection

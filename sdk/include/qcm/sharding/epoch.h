@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: Apache-2.0
+// Epoch: one numbered membership of a scale-out group, the input of its HashRing
+// (docs/scale-out.md, "Epochs"). The group's leader writes it to the ring Lease as the JSON
+// annotation scale-out.qcm.io/epoch, {"number":N,"members":["id",...]}; a member writes the
+// highest epoch it has entered to its own membership Lease as scale-out.qcm.io/ack, a decimal
+// number. Both are read from the API server, so both are parsed as untrusted input: every
+// error names the annotation, the field and the limit.
+//
+// Thread safety: a value.
+#pragma once
+
+#include <qcm/result.h>
+
+#include <QtCore/QStringList>
+
+namespace qcm::sharding {
+
+struct QCM_SDK_EXPORT Epoch
+{
+    static constexpr qsizetype MaxMembers = 1024;
+    static constexpr qsizetype MaxIdentityLength = 512;
+    static constexpr qsizetype MaxJsonBytes = 1024 * 1024;
+
+    quint64 number = 0; // 0: no epoch written yet
+    QStringList members; // sorted, unique, non-empty identities
+
+    // Sorts `members` and drops duplicates and empty ones.
+    static Epoch make(quint64 number, QStringList members);
+    QByteArray toJson() const;
+    static Result<Epoch> fromJson(QByteArrayView json);
+
+    bool operator==(const Epoch &o) const { return number == o.number && members == o.members; }
+    bool operator!=(const Epoch &o) const { return !(*this == o); }
+};
+
+// The annotations, on the ring Lease and on each membership Lease.
+QCM_SDK_EXPORT extern const QString EpochAnnotation; // "scale-out.qcm.io/epoch"
+QCM_SDK_EXPORT extern const QString AckAnnotation; // "scale-out.qcm.io/ack"
+
+// An ack annotation's value: a decimal number without sign or leading zeros.
+QCM_SDK_EXPORT Result<quint64> parseAck(QStringView value);
+
+} // namespace qcm::sharding

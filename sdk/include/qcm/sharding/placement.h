@@ -1,0 +1,27 @@
+// SPDX-License-Identifier: Apache-2.0
+// Placement of whole controllers across the members of an epoch (docs/scale-out.md, "Whole
+// controllers"): each member's quota, and the order in which a member keeps the controllers
+// it holds (rendezvous hashing, so that a small change of the epoch moves few controllers).
+//
+// Thread safety: pure functions, safe from any thread.
+#pragma once
+
+#include <qcm/global.h>
+
+#include <QtCore/QStringList>
+
+namespace qcm::sharding {
+
+// How many of `controllers` a member may hold in an epoch of `members`: with C controllers
+// and N members, the first C mod N members by hash64(identity) (ties by identity) may hold
+// ceil(C/N), the others floor(C/N). The quotas of all members add up to C. 0 for a member
+// that is not in `members`.
+QCM_SDK_EXPORT int controllerQuota(
+    const QStringList &members, const QString &member, qsizetype controllers);
+
+// `controllers` ordered from the one `member` keeps most to the one it releases first
+// (highest hash64(member + "/" + controller) first). Adding or removing one controller leaves
+// the others in the same relative order.
+QCM_SDK_EXPORT QStringList rendezvousOrder(const QString &member, QStringList controllers);
+
+} // namespace qcm::sharding

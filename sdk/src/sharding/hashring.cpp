@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <qcm/sharding/hashring.h>
+
+#include <algorithm>
+
+namespace qcm::sharding {
+
+quint64 hash64(QStringView text)
+{
+    const QByteArray bytes = text.toUtf8();
+    quint64 h = 14695981039346656037ull; // FNV-1a offset basis
+    for (const char c : bytes) {
+        h ^= quint8(c);
+        h *= 1099511628211ull; // FNV prime
+    }
+    // splitmix64's finalizer: FNV alone leaves keys that differ in their last byte close.
+    h ^= h >> 30;
+    h *= 0xbf58476d1ce4e5b9ull;
+    h ^= h >> 27;
+    h *= 0x94d049bb133111ebull;
+    h ^= h >> 31;
+    return h;
+}
+
+HashRing::HashRing(const QStringList &members, int virtualNodes) : m_members(members)
+{
+    m_members.removeAll(QString());
+    m_members.sort();
+    m_members.erase(std::unique(m_members.begin(), m_members.end()), m_members.end());
+    virtualNodes = std::max(1, virtualNodes);
+    m_points.reserve(size_t(m_members.size()) * size_t(virtualNodes));
+    for (int m = 0; m < m_members.size(); ++m)
+        for (int i = 0; i < virtualNodes; ++i)
+            m_points.emplace_back(hash64(QStringLiteral("%1#%2").arg(m_members[m]).arg(i)), m);
+    // Ties (two points at one place, which a 64-bit hash makes all but impossible) go to the
+    // smaller identity, on every replica alike.
+    std::sort(m_points.begin(), m_points.end());
+}
+
+QString HashRing::owner(QStringView shardKey) const
+{
+    if (m_points.empty())
+        return {};
+    const quint64 h = hash64(shardKey);
+    auto it = std::lower_bound(m_points.begin(), m_points.end(), std::make_pair(h, 0));
+    if (it == m_points.end())
+        it = m_points.begin(); // past the last point: around the circle to the first
+    return m_members[it->second];
+}
+
+} // namespace qcm::sharding

@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: Apache-2.0
+// Scale-out annotations (qcm/sharding/epoch.h), read from Leases anyone with write access to
+// them may edit. The first byte picks the form. An epoch: any bytes give an epoch or an error
+// with a reason; an epoch that parses is within its limits and writes back to JSON that parses
+// to the same epoch. An ack: any text gives a number or an error, and a number prints back to
+// the same text.
+#include "fuzzsupport.h"
+
+#include <qcm/sharding/epoch.h>
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    using qcm::sharding::Epoch;
+    if (size == 0)
+        return 0;
+    const QByteArray input = qcm::fuzz::bytes(data + 1, size - 1);
+    if (data[0] & 1) {
+        const QString text = QString::fromUtf8(input);
+        const auto ack = qcm::sharding::parseAck(text);
+        if (!ack) {
+            FUZZ_CHECK(!ack.error().reason.isEmpty(), ack.error().toString());
+            return 0;
+        }
+        FUZZ_CHECK(QString::number(*ack) == text, text);
+        return 0;
+    }
+    const auto epoch = Epoch::fromJson(input);
+    if (!epoch) {
+        FUZZ_CHECK(!epoch.error().reason.isEmpty(), epoch.error().toString());
+        return 0;
+    }
+    FUZZ_CHECK(
+        epoch->number >= 1 && epoch->members.size() <= Epoch::MaxMembers, QString::fromUtf8(input));
+    for (const QString &m : epoch->members)
+        FUZZ_CHECK(!m.isEmpty() && m.size() <= Epoch::MaxIdentityLength, m);
+    const auto again = Epoch::fromJson(epoch->toJson());
+    FUZZ_CHECK(again && *again == *epoch, QString::fromUtf8(epoch->toJson()));
+    return 0;
+}

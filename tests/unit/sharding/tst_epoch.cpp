@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: Apache-2.0
+// Epoch and ack annotations: a round trip, the normal form (sorted, unique members), and a
+// precise error for each kind of bad value.
+#include <qcm/sharding/epoch.h>
+
+#include <QtTest/QtTest>
+
+using namespace qcm::sharding;
+
+class tst_Epoch : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void roundTrip();
+    void membersAreSortedAndUnique();
+    void badEpochs_data();
+    void badEpochs();
+    void acks_data();
+    void acks();
+};
+
+void tst_Epoch::roundTrip()
+{
+    const Epoch e = Epoch::make(7, {QStringLiteral("qcm-1"), QStringLiteral("qcm-0")});
+    QCOMPARE(e.toJson(), QByteArray(R"({"members":["qcm-0","qcm-1"],"number":7})"));
+    const auto parsed = Epoch::fromJson(e.toJson());
+    QVERIFY(parsed);
+    QCOMPARE(*parsed, e);
+    const Epoch largest = Epoch::make(quint64(1) << 53, {QStringLiteral("a")});
+    QCOMPARE(Epoch::fromJson(largest.toJson())->number, quint64(1) << 53);
+}
+
+void tst_Epoch::membersAreSortedAndUnique()
+{
+    const auto parsed = Epoch::fromJson(R"({"number":2,"members":["b","a","b"]})");
+    QVERIFY(parsed);
+    QCOMPARE(parsed->members, (QStringList {QStringLiteral("a"), QStringLiteral("b")}));
+}
+
+void tst_Epoch::badEpochs_data()
+{
+    QTest::addColumn<QByteArray>("json");
+    QTest::addColumn<QString>("error");
+    const QString prefix = QStringLiteral("scale-out.qcm.io/epoch: ");
+    QTest::newRow("not JSON") << QByteArray(
+        "{") << QStringLiteral("scale-out.qcm.io/epoch: not JSON at offset 1: unterminated object");
+    QTest::newRow("array") << QByteArray("[]")
+                           << QStringLiteral("scale-out.qcm.io/epoch: not a JSON object");
+    QTest::newRow("no number") << QByteArray(R"({"members":[]})")
+                               << prefix
+            + QStringLiteral("number: not a whole number from 1 to 2^53");
+    QTest::newRow("zero") << QByteArray(R"({"number":0,"members":[]})")
+                          << prefix + QStringLiteral("number: not a whole number from 1 to 2^53");
+    QTest::newRow("fraction") << QByteArray(R"({"number":1.5,"members":[]})")
+                              << prefix
+            + QStringLiteral("number: not a whole number from 1 to 2^53");
+    QTest::newRow("too large") << QByteArray(R"({"number":1e300,"members":[]})")
+                               << prefix
+            + QStringLiteral("number: not a whole number from 1 to 2^53");
+    QTest::newRow("string number")
+        << QByteArray(R"({"number":"3","members":[]})")
+        << prefix + QStringLiteral("number: not a whole number from 1 to 2^53");
+    QTest::newRow("members not a list") << QByteArray(R"({"number":3,"members":"a"})")
+                                        << prefix + QStringLiteral("members: not a list");
+    QTest::newRow("empty member") << QByteArray(R"({"number":3,"members":["a",""]})")
+                                  << prefix + QStringLiteral("members[1]: not a non-empty string");
+    QTest::newRow("number member") << QByteArray(R"({"number":3,"members":[1]})")
+                                   << prefix + QStringLiteral("members[0]: not a non-empty string");
+    QTest::newRow("long identity")
+        << QByteArray(R"({"number":3,"members":[")") + QByteArray(513, 'x') + QByteArray(R"("]})")
+        << prefix + QStringLiteral("members[0]: longer than the limit of 512 characters");
+    QByteArray many = R"({"number":3,"members":[)";
+    for (int i = 0; i < 1025; ++i)
+        many += (i ? ",\"m" : "\"m") + QByteArray::number(i) + '"';
+    many += "]}";
+    QTest::newRow("too many members")
+        << many << prefix + QStringLiteral("members: more than the limit of 1024 members");
+    QTest::newRow("too large a value") << QByteArray(
+        1024 * 1024 + 1, ' ') << prefix + QStringLiteral("larger than the limit of 1048576 bytes");
+}
+
+void tst_Epoch::badEpochs()
+{
+    QFETCH(QByteArray, json);
+    QFETCH(QString, error);
+    const auto parsed = Epoch::fromJson(json);
+    QVERIFY(!parsed);
+    QCOMPARE(parsed.error().toString(), error);
+}
+
+void tst_Epoch::acks_data()
+{
+    QTest::addColumn<QString>("value");
+    QTest::addColumn<bool>("ok");
+    QTest::addColumn<quint64>("number");
+    QTest::newRow("0") << QStringLiteral("0") << true << quint64(0);
+    QTest::newRow("42") << QStringLiteral("42") << true << quint64(42);
+    QTest::newRow("max") << QStringLiteral("18446744073709551615") << true
+                         << quint64(18446744073709551615ull);
+    QTest::newRow("overflow") << QStringLiteral("18446744073709551616") << false << quint64(0);
+    QTest::newRow("empty") << QString() << false << quint64(0);
+    QTest::newRow("leading zero") << QStringLiteral("07") << false << quint64(0);
+    QTest::newRow("sign") << QStringLiteral("+7") << false << quint64(0);
+    QTest::newRow("negative") << QStringLiteral("-1") << false << quint64(0);
+    QTest::newRow("space") << QStringLiteral(" 7") << false << quint64(0);
+    QTest::newRow("arabic-indic digit") << QStringLiteral("\u0663") << false << quint64(0);
+}
+
+void tst_Epoch::acks()
+{
+    QFETCH(QString, value);
+    QFETCH(bool, ok);
+    QFETCH(quint64, number);
+    const auto parsed = parseAck(value);
+    QCOMPARE(bool(parsed), ok);
+    if (ok)
+        QCOMPARE(*parsed, number);
+    else
+        QCOMPARE(parsed.error().toString(),
+            QStringLiteral("scale-out.qcm.io/ack: '%1' is not a decimal number without sign or "
+                           "leading zeros")
+                .arg(value));
+}
+
+QTEST_MAIN(tst_Epoch)
+#include "tst_epoch.moc"
