@@ -27,7 +27,7 @@ inline QString clusterDir()
     return dir;
 }
 
-// The RestConfig of one of the fixture's users: admin, token or restricted.
+// The RestConfig of one of the fixture's users: admin, token-admin or restricted.
 inline RestConfig clusterConfig(const QString &user, double qps = 200, int burst = 400)
 {
     auto kubeconfig = KubeConfig::loadFile(
