@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: Apache-2.0
+// RingLease: a scale-out group's epochs, kept in one Lease, <group>-ring, as the annotation
+// scale-out.qcm.io/epoch (docs/scale-out.md, "Epochs: one writer, optimistic concurrency").
+//
+// Every member reads it (an informer on that one Lease): epoch() is the newest epoch read, and
+// epochChanged() is emitted when a higher one arrives. An epoch never goes back: a lower
+// number, or an annotation that does not parse (a warning names the Lease and the reason), is
+// ignored.
+//
+// Only the group's leader writes, and only while the LeaderToken given to setLeader() is
+// valid (checked immediately before each write). When the alive members given to
+// setMembers() have differed from the epoch's list for `dwell` (one retryPeriod, so that a
+// renewal seen late does not make a new epoch), it writes epoch max(epoch, highest ack) + 1
+// with the alive members: a PUT carrying the resourceVersion it read (or a create, when the
+// Lease does not exist yet), so that of two leaders in a handover only one write succeeds. A
+// failed write is tried again after `dwell`, against what the informer has read meanwhile.
+// The highest ack keeps numbers growing even if the annotation was lost or edited.
+//
+// Thread safety: a RingLease belongs to the thread that created it and runs on its event
+// loop; call its methods there.
+#pragma once
+
+#include <qcm/cache/sharedinformerfactory.h>
+#include <qcm/clock.h>
+#include <qcm/leaderelection/leadertoken.h>
+#include <qcm/result.h>
+#include <qcm/sharding/epoch.h>
+
+#include <QtCore/QObject>
+
+#include <memory>
+
+namespace qcm::client {
+class RestClient;
+}
+
+namespace qcm::sharding {
+
+class QCM_SDK_EXPORT RingLease : public QObject
+{
+    Q_OBJECT
+
+public:
+    struct Config
+    {
+        QString group;
+        QString namespaceName;
+        client::RestClient *client = nullptr; // must outlive the RingLease
+        cache::SharedInformerFactory *informers = nullptr; // must outlive the RingLease
+        Duration dwell = std::chrono::seconds(2); // the retryPeriod
+        Clock *clock = nullptr; // null: Clock::system()
+    };
+
+    static Result<std::unique_ptr<RingLease>> create(Config config, QObject *parent = nullptr);
+    ~RingLease() override;
+    static QString leaseName(const QString &group); // "<group>-ring"
+
+    void start();
+    // The newest epoch read; number 0 before any.
+    Epoch epoch() const;
+    // Leads while `token` is valid; an invalid token makes this member a reader only.
+    void setLeader(const leaderelection::LeaderToken &token);
+    // The alive members as this member sees them, and the highest ack in the group.
+    void setMembers(const QStringList &alive, quint64 highestAck);
+
+signals:
+    void epochChanged(const qcm::sharding::Epoch &epoch);
+    // A write of this member's succeeded (for logs, metrics and tests).
+    void epochWritten(const qcm::sharding::Epoch &epoch);
+
+private:
+    explicit RingLease(Config config, QObject *parent);
+    void onLease(const client::Object &lease);
+    void evaluate();
+    void write();
+
+    struct Private;
+    std::unique_ptr<Private> d;
+};
+
+} // namespace qcm::sharding

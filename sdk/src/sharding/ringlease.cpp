@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <qcm/sharding/ringlease.h>
+
+#include "../leaderelection/mailbox_p.h"
+
+#include <qcm/client/restclient.h>
+#include <qcm/leaderelection/leaselock.h>
+
+#include <QtCore/QJsonDocument>
+#include <QtCore/QLoggingCategory>
+
+namespace qcm::sharding {
+
+Q_LOGGING_CATEGORY(lcRing, "qcm.sharding.ring")
+
+using namespace qcm::client;
+using leaderelection::LeaseLock;
+using leaderelection::detail::Mailbox;
+using leaderelection::detail::whenFinished;
+
+struct RingLease::Private
+{
+    Config config;
+    QString name;
+    std::shared_ptr<Mailbox> mailbox;
+    cache::SharedIndexInformer *informer = nullptr;
+    std::shared_ptr<cache::HandlerRegistration> registration;
+    std::unique_ptr<Timer> timer;
+    Epoch epoch;
+    std::optional<Object> lease; // as last read
+    leaderelection::LeaderToken token;
+    QStringList alive;
+    quint64 highestAck = 0;
+    std::optional<TimePoint> differingSince;
+    bool writing = false;
+    bool started = false;
+};
+
+Result<std::unique_ptr<RingLease>> RingLease::create(Config config, QObject *parent)
+{
+    if (!config.client || !config.informers)
+        return Error {QStringLiteral("ring lease"), QStringLiteral("client"),
+            QStringLiteral("a RestClient and a SharedInformerFactory are needed")};
+    if (config.group.isEmpty())
+        return Error {
+            QStringLiteral("ring lease"), QStringLiteral("group"), QStringLiteral("empty")};
+    return std::unique_ptr<RingLease>(new RingLease(std::move(config), parent));
+}
+
+RingLease::RingLease(Config config, QObject *parent)
+    : QObject(parent), d(std::make_unique<Private>())
+{
+    d->config = std::move(config);
+    if (!d->config.clock)
+        d->config.clock = Clock::system();
+    d->name = leaseName(d->config.group);
+    d->mailbox = Mailbox::create(this);
+    d->timer = d->config.clock->newTimer(
+        [mailbox = d->mailbox, this] { mailbox->post([this] { evaluate(); }); });
+}
+
+RingLease::~RingLease()
+{
+    d->mailbox->close();
+    d->timer->stop();
+    if (d->informer && d->registration)
+        d->informer->removeEventHandler(d->registration);
+}
+
+QString RingLease::leaseName(const QString &group)
+{
+    return group + QStringLiteral("-ring");
+}
+
+void RingLease::start()
+{
+    if (d->started)
+        return;
+    d->started = true;
+    d->informer = d->config.informers->informerFor(LeaseLock::Leases,
+        {d->config.namespaceName, QString(), QStringLiteral("metadata.name=") + d->name, false});
+    cache::ResourceEventHandler handler;
+    handler.onAdd = [this](const Object &lease, bool) { onLease(lease); };
+    handler.onUpdate = [this](const Object &, const Object &lease) { onLease(lease); };
+    handler.onDelete = [this](const Object &, bool) {
+        d->lease.reset(); // the next write creates it again; the epoch read stays
+        evaluate();
+    };
+    d->registration = d->informer->addEventHandler(this, handler);
+    d->config.informers->start();
+}
+
+Epoch RingLease::epoch() const
+{
+    return d->epoch;
+}
+
+void RingLease::setLeader(const leaderelection::LeaderToken &token)
+{
+    d->token = token;
+    evaluate();
+}
+
+void RingLease::setMembers(const QStringList &alive, quint64 highestAck)
+{
+    d->alive = Epoch::make(0, alive).members;
+    d->highestAck = highestAck;
+    evaluate();
+}
+
+void RingLease::onLease(const Object &lease)
+{
+    d->lease = lease;
+    const QMap<QString, QString> annotations = lease.annotations();
+    if (annotations.contains(EpochAnnotation)) {
+        const auto parsed = Epoch::fromJson(annotations.value(EpochAnnotation).toUtf8());
+        if (!parsed)
+            qCWarning(lcRing).noquote()
+                << QStringLiteral("lease %1/%2: %3 (ignored)")
+                       .arg(lease.namespaceName(), lease.name(), parsed.error().toString());
+        else if (parsed->number > d->epoch.number) {
+            d->epoch = *parsed;
+            emit epochChanged(d->epoch);
+        }
+    }
+    evaluate();
+}
+
+void RingLease::evaluate()
+{
+    if (!d->token.isValid() || d->alive.isEmpty() || d->alive == d->epoch.members) {
+        d->differingSince.reset();
+        d->timer->stop();
+        return;
+    }
+    const TimePoint now = d->config.clock->now();
+    if (!d->differingSince)
+        d->differingSince = now;
+    if (now - *d->differingSince < d->config.dwell) {
+        d->timer->reset(*d->differingSince + d->config.dwell);
+        return;
+    }
+    if (!d->writing)
+        write();
+}
+
+void RingLease::write()
+{
+    const Epoch next = Epoch::make(std::max(d->epoch.number, d->highestAck) + 1, d->alive);
+    Object lease;
+    QByteArray verb;
+    QString path = LeaseLock::Leases.collectionPath(d->config.namespaceName);
+    if (d->lease) {
+        lease = *d->lease; // its resourceVersion makes the write conditional
+        verb = "PUT";
+        path += QLatin1Char('/') + d->name;
+    } else {
+        lease.setApiVersion(QStringLiteral("coordination.k8s.io/v1"));
+        lease.setKind(QStringLiteral("Lease"));
+        lease.setNamespaceName(d->config.namespaceName);
+        lease.setName(d->name);
+        verb = "POST";
+    }
+    QMap<QString, QString> annotations = lease.annotations();
+    annotations.insert(EpochAnnotation, QString::fromUtf8(next.toJson()));
+    lease.setAnnotations(annotations);
+    if (!d->token.isValid()) // the term may have ended since evaluate()
+        return;
+    d->writing = true;
+    whenFinished(
+        d->config.client->requestAsync(verb, path, {},
+            QJsonDocument(lease.json()).toJson(QJsonDocument::Compact), "application/json"),
+        d->mailbox, [this, next](const Response &response) {
+            d->writing = false;
+            const ObjectResult written = RestClient::decodeObject(response);
+            if (written) {
+                qCInfo(lcRing).noquote() << QStringLiteral("wrote epoch %1 of group %2: %3")
+                                                .arg(next.number)
+                                                .arg(d->config.group, next.members.join(u','));
+                d->differingSince.reset(); // a new epoch: a new difference starts from here
+                emit epochWritten(next);
+                onLease(*written);
+                return;
+            }
+            // A conflict (another writer, or a stale read) or a failure: the informer brings
+            // the Lease as it is; try again after the dwell.
+            qCInfo(lcRing).noquote() << QStringLiteral("writing epoch %1 of group %2 failed: %3")
+                                            .arg(next.number)
+                                            .arg(d->config.group, written.error().toString());
+            d->timer->reset(d->config.clock->now() + d->config.dwell);
+        });
+}
+
+} // namespace qcm::sharding

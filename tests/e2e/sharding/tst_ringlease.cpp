@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: Apache-2.0
+// e2e: sharding::RingLease on the real apiserver. A leader (its LeaderToken from a real
+// LeaderElector) writes an epoch only after the alive members have differed from the epoch's
+// list for the dwell, and a flap shorter than the dwell writes nothing; a follower reads every
+// epoch and never writes; numbers grow past the highest ack; an annotation edited into
+// garbage (kubectl annotate) is ignored by readers and written over by the leader; a leader
+// whose term has ended writes nothing.
+#include "../e2esupport.h"
+
+#include <qcm/client/restclient.h>
+#include <qcm/leaderelection/leaderelector.h>
+#include <qcm/leaderelection/leaselock.h>
+#include <qcm/sharding/ringlease.h>
+
+#include <QtCore/QElapsedTimer>
+#include <QtTest/QtTest>
+
+using namespace qcm;
+using namespace qcm::client;
+using namespace qcm::sharding;
+using namespace qcm::e2e;
+using namespace std::chrono_literals;
+
+namespace {
+
+struct Reader
+{
+    Reader(const QString &group, const QString &ns)
+        : rest(clusterConfig(QStringLiteral("admin"))), informers(&rest, Duration(0))
+    {
+        auto created = RingLease::create({group, ns, &rest, &informers, 1s, nullptr});
+        if (!created)
+            qFatal("%s", qPrintable(created.error().toString()));
+        ring = std::move(*created);
+        QObject::connect(ring.get(), &RingLease::epochWritten, ring.get(),
+            [this](const Epoch &e) { written.append(e); });
+        QObject::connect(ring.get(), &RingLease::epochChanged, ring.get(),
+            [this](const Epoch &e) { seen.append(e); });
+        ring->start();
+    }
+
+    RestClient rest;
+    cache::SharedInformerFactory informers;
+    std::unique_ptr<RingLease> ring;
+    QList<Epoch> written;
+    QList<Epoch> seen;
+};
+
+QStringList ids(std::initializer_list<const char *> names)
+{
+    QStringList result;
+    for (const char *n : names)
+        result.append(QLatin1String(n));
+    return result;
+}
+
+} // namespace
+
+class tst_RingLease : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void aLeaderWritesEpochsAndReadersFollow();
+};
+
+void tst_RingLease::aLeaderWritesEpochsAndReadersFollow()
+{
+    RestClient admin(clusterConfig(QStringLiteral("admin")));
+    const QString ns = createNamespace(admin, QStringLiteral("ringlease"));
+    const QString group = QStringLiteral("r%1").arg(QDateTime::currentMSecsSinceEpoch() % 100000);
+
+    // The group's leader: a real term.
+    leaderelection::LeaderElectionConfig config;
+    config.lock = std::make_shared<leaderelection::LeaseLock>(ns, group + QStringLiteral("-leader"),
+        &admin, leaderelection::ResourceLockConfig {QStringLiteral("qcm-a"), nullptr});
+    config.leaseDuration = 3s;
+    config.renewDeadline = 2s;
+    config.retryPeriod = 1s;
+    config.mode = leaderelection::LeaderElectionConfig::Mode::Rejoin;
+    auto elector = leaderelection::LeaderElector::create(config);
+    QVERIFY(elector);
+    (*elector)->run();
+    QTRY_VERIFY_WITH_TIMEOUT((*elector)->isLeader(), 10000);
+
+    Reader leader(group, ns);
+    Reader follower(group, ns);
+    leader.ring->setLeader((*elector)->token());
+    follower.ring->setMembers(ids({"x"}), 0); // a follower never writes
+
+    // The first epoch: only after the dwell (1 s).
+    QElapsedTimer dwell;
+    dwell.start();
+    leader.ring->setMembers(ids({"qcm-b", "qcm-a"}), 0);
+    QTRY_COMPARE_WITH_TIMEOUT(leader.written.size(), 1, 10000);
+    QVERIFY2(dwell.elapsed() >= 900, qPrintable(QString::number(dwell.elapsed())));
+    QCOMPARE(leader.written[0], Epoch::make(1, ids({"qcm-a", "qcm-b"})));
+    QTRY_COMPARE_WITH_TIMEOUT(follower.ring->epoch(), leader.written[0], 10000);
+    QString out;
+    QVERIFY(
+        kubectl({QStringLiteral("get"), QStringLiteral("lease"), QStringLiteral("-n"), ns,
+                    RingLease::leaseName(group), QStringLiteral("-o"),
+                    QStringLiteral("jsonpath={.metadata.annotations.scale-out\\.qcm\\.io/epoch}")},
+            &out));
+    QCOMPARE(out.trimmed(), QStringLiteral(R"({"members":["qcm-a","qcm-b"],"number":1})"));
+
+    // A flap shorter than the dwell writes nothing.
+    leader.ring->setMembers(ids({"qcm-a"}), 0);
+    QTest::qWait(300);
+    leader.ring->setMembers(ids({"qcm-a", "qcm-b"}), 0);
+    QTest::qWait(1500);
+    QCOMPARE(leader.written.size(), 1);
+
+    // Numbers grow past the highest ack.
+    leader.ring->setMembers(ids({"qcm-a", "qcm-b", "qcm-c"}), 7);
+    QTRY_COMPARE_WITH_TIMEOUT(leader.written.size(), 2, 10000);
+    QCOMPARE(leader.written[1].number, quint64(8));
+    QTRY_COMPARE_WITH_TIMEOUT(follower.ring->epoch().number, quint64(8), 10000);
+
+    // Garbage edited in: readers keep epoch 8, and the leader writes 9 over it.
+    QVERIFY(kubectl({QStringLiteral("annotate"), QStringLiteral("--overwrite"),
+        QStringLiteral("-n"), ns, QStringLiteral("lease"), RingLease::leaseName(group),
+        QStringLiteral("scale-out.qcm.io/epoch={")}));
+    leader.ring->setMembers(ids({"qcm-a", "qcm-c"}), 0);
+    QTRY_COMPARE_WITH_TIMEOUT(leader.written.size(), 3, 10000);
+    QCOMPARE(leader.written[2], Epoch::make(9, ids({"qcm-a", "qcm-c"})));
+    QTRY_COMPARE_WITH_TIMEOUT(follower.ring->epoch().number, quint64(9), 10000);
+    for (const Epoch &e : std::as_const(follower.seen)) // never went back, never garbage
+        QVERIFY(e.number == 1 || e.number == 8 || e.number == 9);
+    QVERIFY(follower.written.isEmpty());
+
+    // The term ends: no more writes.
+    (*elector)->stop();
+    QVERIFY(!leader.ring->epoch().members.contains(QStringLiteral("qcm-d")));
+    leader.ring->setMembers(ids({"qcm-a", "qcm-d"}), 0);
+    QTest::qWait(2500);
+    QCOMPARE(leader.written.size(), 3);
+}
+
+QTEST_MAIN(tst_RingLease)
+#include "tst_ringlease.moc"
