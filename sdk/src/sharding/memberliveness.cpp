@@ -53,4 +53,13 @@ std::optional<TimePoint> MemberLiveness::nextExpiry(TimePoint now) const
     return next;
 }
 
+QList<MemberLiveness::Expired> MemberLiveness::expired(TimePoint now) const
+{
+    QList<Expired> result;
+    for (auto it = m_leases.cbegin(); it != m_leases.cend(); ++it)
+        if (!it->holder.isEmpty() && now >= it->expiresAt())
+            result.append(Expired {it.key(), it->holder, it->rawSpec});
+    return result;
+}
+
 } // namespace qcm::sharding

@@ -13,6 +13,7 @@
 #include <QtCore/QJsonDocument>
 #include <QtCore/QLoggingCategory>
 #include <QtCore/QRegularExpression>
+#include <QtCore/QSet>
 
 namespace qcm::sharding {
 
@@ -68,6 +69,10 @@ struct Membership::Private
         std::optional<quint64> ack;
     };
     QHash<QString, Ack> acks; // by Lease name
+    QHash<QString, QString> confirmedGone; // Lease name -> holder: expired, confirmed by a GET
+    QSet<QString> confirming; // Lease names with a GET in flight
+    QSet<QString> left; // holders whose Lease was deleted
+    QStringList gone;
     quint64 ackWritten = 0;
     bool started = false;
     bool stopped = false; // stop() is final
@@ -194,6 +199,11 @@ QStringList Membership::aliveMembers() const
     return d->alive;
 }
 
+QStringList Membership::goneMembers() const
+{
+    return d->gone;
+}
+
 QHash<QString, quint64> Membership::acks() const
 {
     QHash<QString, quint64> result;
@@ -229,7 +239,20 @@ void Membership::onLease(const Object &lease)
 {
     const QJsonObject spec = lease.json().value(QLatin1String("spec")).toObject();
     const QString holder = spec.value(QLatin1String("holderIdentity")).toString();
-    d->liveness.observe(lease.name(), holder, QJsonDocument(spec).toJson(QJsonDocument::Compact),
+    const QByteArray rawSpec = QJsonDocument(spec).toJson(QJsonDocument::Compact);
+    const auto confirmed = d->confirmedGone.constFind(lease.name());
+    if (confirmed != d->confirmedGone.cend()) {
+        // Gone was confirmed for what we saw then; a changed Lease is a live member again.
+        const auto stillExpired = d->liveness.expired(d->config.clock->now());
+        const bool same = std::any_of(
+            stillExpired.cbegin(), stillExpired.cend(), [&](const MemberLiveness::Expired &e) {
+                return e.lease == lease.name() && e.rawSpec == rawSpec && e.holder == holder;
+            });
+        if (!same)
+            d->confirmedGone.remove(lease.name());
+    }
+    d->left.remove(holder);
+    d->liveness.observe(lease.name(), holder, rawSpec,
         std::chrono::seconds(spec.value(QLatin1String("leaseDurationSeconds")).toInt()),
         d->config.clock->now());
     Private::Ack ack {holder, std::nullopt};
@@ -253,6 +276,14 @@ void Membership::onLease(const Object &lease)
 void Membership::onLeaseDeleted(const Object &lease)
 {
     d->liveness.forget(lease.name());
+    d->confirmedGone.remove(lease.name());
+    const QString holder = lease.json()
+                               .value(QLatin1String("spec"))
+                               .toObject()
+                               .value(QLatin1String("holderIdentity"))
+                               .toString();
+    if (!holder.isEmpty())
+        d->left.insert(holder);
     if (d->acks.remove(lease.name()))
         emit acksChanged();
     refresh();
@@ -266,10 +297,52 @@ void Membership::refresh()
         d->expiry->reset(*next);
     else
         d->expiry->stop();
-    if (alive != d->alive) {
+    for (const MemberLiveness::Expired &e : d->liveness.expired(now))
+        if (!d->confirmedGone.contains(e.lease) && !d->confirming.contains(e.lease))
+            confirmExpiry(e.lease, e.holder, e.rawSpec);
+    QStringList gone = d->left.values();
+    for (const QString &holder : std::as_const(d->confirmedGone))
+        gone.append(holder);
+    for (const QString &holder : alive)
+        gone.removeAll(holder); // another Lease of the same holder is fresh
+    gone.sort();
+    gone.erase(std::unique(gone.begin(), gone.end()), gone.end());
+    if (alive != d->alive || gone != d->gone) {
         d->alive = alive;
+        d->gone = gone;
         emit membersChanged(alive);
     }
+}
+
+void Membership::confirmExpiry(
+    const QString &lease, const QString &holder, const QByteArray &rawSpec)
+{
+    d->confirming.insert(lease);
+    const QString path
+        = LeaseLock::Leases.collectionPath(d->config.namespaceName) + QLatin1Char('/') + lease;
+    whenFinished(d->config.client->requestAsync("GET", path), d->mailbox,
+        [this, lease, holder, rawSpec](const Response &response) {
+            d->confirming.remove(lease);
+            if (response.code == 404) { // deleted meanwhile: a leave
+                d->liveness.forget(lease);
+                d->left.insert(holder);
+            } else if (const ObjectResult current = RestClient::decodeObject(response)) {
+                const QJsonObject spec = current->json().value(QLatin1String("spec")).toObject();
+                if (QJsonDocument(spec).toJson(QJsonDocument::Compact) == rawSpec)
+                    d->confirmedGone.insert(lease, holder);
+                else
+                    onLease(*current); // renewed after all: the watch was behind
+            } else {
+                // Unknown: not gone. The next refresh (at the latest the next change) asks
+                // again.
+                qCInfo(lcMembership).noquote()
+                    << QStringLiteral("cannot confirm that lease %1 expired: %2")
+                           .arg(lease, current.error().toString());
+                d->expiry->reset(d->config.clock->now() + d->config.retryPeriod);
+                return;
+            }
+            refresh();
+        });
 }
 
 } // namespace qcm::sharding

@@ -4,7 +4,8 @@
 // labelled Lease and a term, all see all three alive, acks written by one reach the others and
 // never go down, a graceful leave deletes the Lease and the others drop the member well within
 // leaseDuration, and a member that vanishes without leaving (its Lease left behind, as after
-// SIGKILL) is dropped once leaseDuration has passed without a renewal.
+// SIGKILL) is dropped once leaseDuration has passed without a renewal. Both count as gone (for
+// the barrier): the one that left, and the one whose expiry a fresh read confirmed.
 #include "../e2esupport.h"
 
 #include <qcm/client/restclient.h>
@@ -133,6 +134,7 @@ void tst_Membership::aGroupSeesItsMembersAcksAndLeaves()
     QTRY_COMPARE_WITH_TIMEOUT(replicas[1]->membership->aliveMembers(), ab, 10000);
     QVERIFY2(leave.elapsed() < 2500, qPrintable(QString::number(leave.elapsed())));
     QVERIFY(!replicas[0]->membership->acks().contains(QStringLiteral("qcm-c")));
+    QTRY_COMPARE(replicas[0]->membership->goneMembers(), QStringList {QStringLiteral("qcm-c")});
     QVERIFY(!kubectl({QStringLiteral("get"), QStringLiteral("lease"), QStringLiteral("-n"), m_ns,
                          Membership::leaseName(group, QStringLiteral("qcm-c"))},
         &out));
@@ -148,6 +150,9 @@ void tst_Membership::aGroupSeesItsMembersAcksAndLeaves()
     QVERIFY2(vanished.elapsed() >= 1000, qPrintable(QString::number(vanished.elapsed())));
     QVERIFY(kubectl({QStringLiteral("get"), QStringLiteral("lease"), QStringLiteral("-n"), m_ns,
         Membership::leaseName(group, QStringLiteral("qcm-b"))}));
+    // Gone: c left, and b's expiry was confirmed by a fresh read of its Lease.
+    QTRY_COMPARE(replicas[0]->membership->goneMembers(),
+        (QStringList {QStringLiteral("qcm-b"), QStringLiteral("qcm-c")}));
     QCOMPARE(replicas[0]->terms, 1); // a kept its one term throughout
     QVERIFY(replicas[0]->membership->term().isValid());
 }

@@ -42,6 +42,12 @@ void tst_MemberLiveness::aliveUntilTheLeaseStopsChanging()
     QVERIFY(live.isAlive(QStringLiteral("a"), T0 + 14s));
     QVERIFY(!live.isAlive(QStringLiteral("a"), T0 + 15s));
     QVERIFY(live.alive(T0 + 15s).isEmpty());
+    const auto expired = live.expired(T0 + 15s);
+    QCOMPARE(expired.size(), 1);
+    QCOMPARE(expired[0].lease, QStringLiteral("g-a"));
+    QCOMPARE(expired[0].holder, QStringLiteral("a"));
+    QCOMPARE(expired[0].rawSpec, spec(1));
+    QVERIFY(live.expired(T0 + 14s).isEmpty());
     // A renewal seen later makes it alive again, from the moment it was seen.
     live.observe(QStringLiteral("g-a"), QStringLiteral("a"), spec(2), 15s, T0 + 20s);
     QVERIFY(live.isAlive(QStringLiteral("a"), T0 + 34s));

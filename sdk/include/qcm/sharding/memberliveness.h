@@ -35,6 +35,15 @@ public:
     // When the next alive member expires unless its Lease changes; nullopt when none is alive.
     std::optional<TimePoint> nextExpiry(TimePoint now) const;
 
+    // The Leases that name a holder and have expired: what the observer saw last of each.
+    struct Expired
+    {
+        QString lease;
+        QString holder;
+        QByteArray rawSpec;
+    };
+    QList<Expired> expired(TimePoint now) const;
+
 private:
     struct Seen
     {

@@ -11,6 +11,11 @@
 //   * The group's Leases through one shared informer (a label selector on the group), and
 //     who is alive by MemberLiveness's rule on this observer's monotonic clock:
 //     membersChanged() when that set changes, also when a member expires.
+//   * Who is gone, for the barrier (ShardGate): a member whose Lease was deleted (a graceful
+//     leave), or whose Lease expired *and* a fresh GET (a quorum read, not the watch cache)
+//     still shows the spec this observer last saw. A watch may deliver a renewal late, so an
+//     expiry seen through it alone could be wrong; the GET makes it the LeaderElector's rule,
+//     which reads the lock the same way. A Lease that changed is observed again (alive).
 //   * Acks: acknowledge(epoch) writes scale-out.qcm.io/ack on its own Lease (a merge patch);
 //     it never writes a lower number than it wrote before. acks() reads every member's from
 //     the informer's cache; an annotation that does not parse counts as no ack, with a
@@ -77,6 +82,8 @@ public:
     QString identity() const;
     // The alive members, sorted (this one included while its Lease is fresh).
     QStringList aliveMembers() const;
+    // The members known to be gone: Lease deleted, or expired and confirmed; sorted.
+    QStringList goneMembers() const;
     // Every member's ack as the cache has it, by identity.
     QHash<QString, quint64> acks() const;
     // Writes ack = `epoch` on this member's Lease, unless it already wrote one as high.
@@ -85,6 +92,7 @@ public:
 signals:
     void termStarted(const qcm::leaderelection::LeaderToken &token);
     void termEnded();
+    // The alive or the gone members changed.
     void membersChanged(const QStringList &alive);
     void acksChanged();
 
@@ -93,6 +101,7 @@ private:
     void onLease(const client::Object &lease);
     void onLeaseDeleted(const client::Object &lease);
     void refresh();
+    void confirmExpiry(const QString &lease, const QString &holder, const QByteArray &rawSpec);
 
     struct Private;
     std::unique_ptr<Private> d;

@@ -1,0 +1,307 @@
+// SPDX-License-Identifier: Apache-2.0
+// ShardGate: the handover rules one by one, then the invariant of docs/scale-out.md under a
+// random schedule: members that read epochs late and skip some, see acks late, crash, and
+// join, while a leader writes arbitrary epochs. At no step do two members reconcile one key,
+// and once the chaos stops every key has exactly one member that may start it.
+#include <qcm/sharding/shardgate.h>
+
+#include <QtCore/QRandomGenerator>
+#include <QtCore/QSet>
+#include <QtTest/QtTest>
+
+using namespace qcm::sharding;
+
+class tst_ShardGate : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void nothingStartsBeforeTheFirstBarrier();
+    void aGainedKeyWaitsForTheBarrier();
+    void aLostKeyIsDrainedBeforeTheAck();
+    void goneMembersAreSkipped();
+    void noKeyRunsTwiceUnderARandomSchedule_data();
+    void noKeyRunsTwiceUnderARandomSchedule();
+};
+
+namespace {
+
+QStringList keys(int n)
+{
+    QStringList result;
+    for (int i = 0; i < n; ++i)
+        result.append(QStringLiteral("ns/key-%1").arg(i));
+    return result;
+}
+
+// A key `member` owns in a ring of `members` and `other` does not own in `otherMembers`.
+QString keyMoving(
+    const QStringList &from, const QString &member, const QStringList &to, const QString &other)
+{
+    const HashRing a(from);
+    const HashRing b(to);
+    for (const QString &k : keys(1000))
+        if (a.owner(k) == member && b.owner(k) == other)
+            return k;
+    return {};
+}
+
+} // namespace
+
+void tst_ShardGate::nothingStartsBeforeTheFirstBarrier()
+{
+    ShardGate a(QStringLiteral("a"));
+    const Epoch e1 = Epoch::make(1, {QStringLiteral("a"), QStringLiteral("b")});
+    a.setEpoch(e1);
+    QCOMPARE(a.pendingAck(), std::optional<quint64>(1)); // nothing in flight: at once
+    const QString k = keyMoving(e1.members, QStringLiteral("a"), e1.members, QStringLiteral("a"));
+    QVERIFY(a.owns(k));
+    QVERIFY(!a.mayStart(k));
+    a.acknowledged(1);
+    QCOMPARE(a.servingEpoch(), quint64(1));
+    a.setGroup({{QStringLiteral("a"), 1}}, {QStringLiteral("a"), QStringLiteral("b")}, {});
+    QVERIFY(!a.mayStart(k)); // b has not acked
+    QCOMPARE(a.baseEpoch(), quint64(0));
+    a.setGroup({{QStringLiteral("a"), 1}, {QStringLiteral("b"), 1}},
+        {QStringLiteral("a"), QStringLiteral("b")}, {});
+    QCOMPARE(a.baseEpoch(), quint64(1));
+    QVERIFY(a.mayStart(k));
+}
+
+void tst_ShardGate::aGainedKeyWaitsForTheBarrier()
+{
+    const QStringList ab {QStringLiteral("a"), QStringLiteral("b")};
+    const QStringList abc {QStringLiteral("a"), QStringLiteral("b"), QStringLiteral("c")};
+    ShardGate c(QStringLiteral("c"));
+    // c joins: epoch 1 without it, epoch 2 with it.
+    c.setEpoch(Epoch::make(1, ab));
+    c.acknowledged(1);
+    c.setGroup(
+        {{QStringLiteral("a"), 1}, {QStringLiteral("b"), 1}, {QStringLiteral("c"), 1}}, abc, {});
+    QCOMPARE(c.baseEpoch(), quint64(1));
+    c.setEpoch(Epoch::make(2, abc));
+    c.acknowledged(*c.pendingAck());
+    const QString gained = keyMoving(ab, QStringLiteral("a"), abc, QStringLiteral("c"));
+    QVERIFY(!gained.isEmpty());
+    QVERIFY(c.owns(gained));
+    QVERIFY(!c.mayStart(gained)); // a may still be running it
+    c.setGroup(
+        {{QStringLiteral("a"), 2}, {QStringLiteral("b"), 1}, {QStringLiteral("c"), 2}}, abc, {});
+    QVERIFY(!c.mayStart(gained)); // b too must have entered epoch 2
+    c.setGroup(
+        {{QStringLiteral("a"), 2}, {QStringLiteral("b"), 2}, {QStringLiteral("c"), 2}}, abc, {});
+    QVERIFY(c.mayStart(gained));
+}
+
+void tst_ShardGate::aLostKeyIsDrainedBeforeTheAck()
+{
+    const QStringList ab {QStringLiteral("a"), QStringLiteral("b")};
+    const QStringList abc {QStringLiteral("a"), QStringLiteral("b"), QStringLiteral("c")};
+    ShardGate a(QStringLiteral("a"));
+    a.setEpoch(Epoch::make(1, ab));
+    a.acknowledged(1);
+    a.setGroup({{QStringLiteral("a"), 1}, {QStringLiteral("b"), 1}}, ab, {});
+    const QString lost = keyMoving(ab, QStringLiteral("a"), abc, QStringLiteral("c"));
+    const QString kept = keyMoving(ab, QStringLiteral("a"), abc, QStringLiteral("a"));
+    QVERIFY(a.mayStart(lost));
+    a.started(lost);
+    a.setEpoch(Epoch::make(2, abc));
+    QVERIFY(!a.mayStart(lost)); // lost in the epoch read: it does not start again
+    QVERIFY(!a.owns(lost));
+    QVERIFY(a.mayStart(kept)); // kept: it goes on, before and after the ack
+    QCOMPARE(a.inFlightLost(), QStringList {lost});
+    QVERIFY(!a.pendingAck()); // the lost key is still running
+    a.finished(lost);
+    QCOMPARE(a.pendingAck(), std::optional<quint64>(2));
+    a.acknowledged(2);
+    QVERIFY(a.mayStart(kept)); // no wait for epoch 2's barrier: kept since the base
+    QVERIFY(!a.mayStart(lost));
+}
+
+void tst_ShardGate::goneMembersAreSkipped()
+{
+    const QStringList abc {QStringLiteral("a"), QStringLiteral("b"), QStringLiteral("c")};
+    const QStringList ab {QStringLiteral("a"), QStringLiteral("b")};
+    ShardGate a(QStringLiteral("a"));
+    a.setEpoch(Epoch::make(1, abc));
+    a.acknowledged(1);
+    const QHash<QString, quint64> acks {{QStringLiteral("a"), 1}, {QStringLiteral("b"), 1}};
+    a.setGroup(acks, ab, {}); // c is listed, not acked, not known gone: wait
+    QCOMPARE(a.baseEpoch(), quint64(0));
+    a.setGroup(acks, ab, {QStringLiteral("c")}); // c's Lease expired (confirmed) or deleted
+    QCOMPARE(a.baseEpoch(), quint64(1));
+    // An alive member outside the epoch's list is waited for too (it may hold older keys).
+    ShardGate b(QStringLiteral("b"));
+    b.setEpoch(Epoch::make(1, ab));
+    b.acknowledged(1);
+    b.setGroup(acks, abc, {});
+    QCOMPARE(b.baseEpoch(), quint64(0));
+}
+
+void tst_ShardGate::noKeyRunsTwiceUnderARandomSchedule_data()
+{
+    QTest::addColumn<quint32>("seed");
+    for (quint32 seed = 1; seed <= 100; ++seed)
+        QTest::newRow(qPrintable(QStringLiteral("seed %1").arg(seed))) << seed;
+}
+
+void tst_ShardGate::noKeyRunsTwiceUnderARandomSchedule()
+{
+    QFETCH(quint32, seed);
+    QRandomGenerator random(seed);
+    const QStringList allKeys = keys(40);
+    struct Member
+    {
+        QString id;
+        std::unique_ptr<ShardGate> gate;
+        bool dead = false;
+        QSet<QString> inFlight;
+        qsizetype epochsRead = 0;
+    };
+    std::vector<Member> members;
+    QList<Epoch> epochs;
+    QHash<QString, quint64> acks; // as written (each member's view is a copy, maybe stale)
+    int nextId = 0;
+    const auto join = [&] {
+        const QString id = QStringLiteral("m%1").arg(nextId++);
+        members.push_back(Member {id, std::make_unique<ShardGate>(id, 20), false, {}, 0});
+    };
+    const auto live = [&] {
+        std::vector<Member *> result;
+        for (Member &m : members)
+            if (!m.dead)
+                result.push_back(&m);
+        return result;
+    };
+    const auto anyLive = [&]() -> Member & {
+        auto l = live();
+        return *l[random.bounded(int(l.size()))];
+    };
+    const auto refresh = [&](Member &m, bool everything) {
+        QStringList alive, gone;
+        for (const Member &o : members) {
+            if (!o.dead)
+                alive.append(o.id); // the live are always seen alive: stricter, still safe
+            else if (everything || random.bounded(2))
+                gone.append(o.id); // only the truly dead are ever seen gone
+        }
+        m.gate->setGroup(acks, alive, gone);
+    };
+    for (int i = 0; i < 3; ++i)
+        join();
+    int starts = 0;
+    for (int step = 0; step < 20000; ++step) {
+        // Weights: epochs and crashes are rare next to reads, acks and reconciles, so that
+        // barriers pass and handovers happen while reconciles are in flight.
+        const int roll = int(random.bounded(1000));
+        const int action = roll < 10 ? 0
+            : roll < 160             ? 1
+            : roll < 310             ? 2
+            : roll < 460             ? 3
+            : roll < 760             ? 4
+            : roll < 994             ? 6
+            : roll < 997             ? 7
+                                     : 8;
+        switch (action) {
+        case 0: { // the leader writes an epoch: any non-empty set of members, dead or alive
+            // Mostly the live members, as a leader sees them; sometimes any set at all (a
+            // leader's view may lag, and safety must not depend on the epoch's content).
+            const bool noise = random.bounded(4) == 0;
+            QStringList list;
+            for (const Member &m : members)
+                if (noise ? random.bounded(3) != 0 : !m.dead)
+                    list.append(m.id);
+            if (list.isEmpty())
+                list.append(members[random.bounded(int(members.size()))].id);
+            epochs.append(Epoch::make(quint64(epochs.size() + 1), list));
+            break;
+        }
+        case 1: { // a member reads a newer epoch, maybe skipping some
+            Member &m = anyLive();
+            if (m.epochsRead < epochs.size()) {
+                m.epochsRead += 1 + random.bounded(int(epochs.size() - m.epochsRead));
+                m.gate->setEpoch(epochs[m.epochsRead - 1]);
+            }
+            break;
+        }
+        case 2: // a member's view of the group (acks as written so far)
+            refresh(anyLive(), false);
+            break;
+        case 3: { // a member acks
+            Member &m = anyLive();
+            if (const auto e = m.gate->pendingAck()) {
+                acks[m.id] = std::max(acks.value(m.id), *e);
+                m.gate->acknowledged(*e);
+            }
+            break;
+        }
+        case 4: { // a member starts a key
+            Member &m = anyLive();
+            const QString &k = allKeys[random.bounded(int(allKeys.size()))];
+            if (m.inFlight.contains(k) || !m.gate->mayStart(k))
+                break;
+            for (const Member &o : members)
+                QVERIFY2(o.dead || !o.inFlight.contains(k),
+                    qPrintable(QStringLiteral("step %1: %2 starts %3 while %4 runs it")
+                                   .arg(step)
+                                   .arg(m.id, k, o.id)));
+            m.inFlight.insert(k);
+            m.gate->started(k);
+            ++starts;
+            break;
+        }
+        case 6: { // a reconcile ends
+            Member &m = anyLive();
+            if (!m.inFlight.isEmpty()) {
+                const QString k = *m.inFlight.begin();
+                m.inFlight.remove(k);
+                m.gate->finished(k);
+            }
+            break;
+        }
+        case 7: // a crash (nothing of it runs any more); at least one member stays
+            if (live().size() > 1) {
+                Member &m = anyLive();
+                m.dead = true;
+                m.inFlight.clear();
+            }
+            break;
+        case 8: // a replica starts (a new identity, as qcm's default identity is per process)
+            if (members.size() < 12)
+                join();
+            break;
+        }
+    }
+    QVERIFY2(starts > 1000, qPrintable(QString::number(starts))); // the schedule did work
+
+    // The chaos stops: one epoch of the live members; every member reads it and acks once
+    // its work is done; views catch up. Then each key has exactly one member that may start it.
+    for (Member *m : live()) {
+        for (const QString &k : std::as_const(m->inFlight))
+            m->gate->finished(k);
+        m->inFlight.clear();
+    }
+    QStringList liveIds;
+    for (Member *m : live())
+        liveIds.append(m->id);
+    const Epoch last = Epoch::make(quint64(epochs.size() + 1), liveIds);
+    for (Member *m : live()) {
+        m->gate->setEpoch(last);
+        const auto e = m->gate->pendingAck();
+        QVERIFY(e);
+        acks[m->id] = *e;
+        m->gate->acknowledged(*e);
+    }
+    for (Member *m : live())
+        refresh(*m, true);
+    for (const QString &k : allKeys) {
+        int may = 0;
+        for (Member *m : live())
+            may += m->gate->mayStart(k) ? 1 : 0;
+        QVERIFY2(
+            may == 1, qPrintable(QStringLiteral("%1: %2 members may start it").arg(k).arg(may)));
+    }
+}
+
+QTEST_APPLESS_MAIN(tst_ShardGate)
+#include "tst_shardgate.moc"
