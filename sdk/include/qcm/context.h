@@ -21,6 +21,9 @@
 //   leaderToken()        for a controller that runs only on the leader, the leadership term
 //                        it was created in; the Controller base class reconciles only while
 //                        it is valid (controller.h). None: it runs regardless of leadership
+//   shardFilter()        for a sharded controller, its scale-out group's filter: the
+//                        Controller enqueues and starts only the keys this replica owns
+//                        (sharding/shardfilter.h, docs/scale-out.md). Null: not sharded
 //
 // The host fills a context in with the setters; plugins only read it. Any pointer may be null
 // in a unit test that does not need it; the host sets all of them.
@@ -55,6 +58,9 @@ class RestClient;
 namespace metrics {
 class Registry;
 }
+namespace sharding {
+class ShardFilter;
+}
 namespace record {
 class EventRecorder;
 }
@@ -88,6 +94,7 @@ public:
     Duration resyncPeriod() const;
     Clock *clock() const;
     std::optional<leaderelection::LeaderToken> leaderToken() const;
+    std::shared_ptr<sharding::ShardFilter> shardFilter() const;
 
     void setInformerFactory(cache::SharedInformerFactory *factory);
     void setRestClient(client::RestClient *client);
@@ -102,6 +109,7 @@ public:
     // The term this controller leads in (the host sets it for the controllers that need leader
     // election, on the leader); nullopt: not tied to leadership.
     void setLeaderToken(std::optional<leaderelection::LeaderToken> token);
+    void setShardFilter(std::shared_ptr<sharding::ShardFilter> filter);
 
 private:
     struct Private;

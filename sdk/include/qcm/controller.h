@@ -20,6 +20,14 @@
 // controller when the term ends and creates a new one for the next term, which lists every
 // object again.
 //
+// Sharding: a controller whose context has a shardFilter() (the host sets one when the
+// controller is sharded across replicas, docs/scale-out.md) enqueues only the keys the filter
+// says this replica owns, and asks it immediately before each reconcile: a key another
+// replica owns is dropped, one that is ours but not yet startable (the epoch's barrier) is
+// tried again a second later. When ownership moves here, the Controller enqueues every cached
+// object again through its handlers. setShardKeyFunction() maps a reconcile key to the key
+// hashed (default: the key itself).
+//
 // Wiring, in the subclass's constructor: take informers from context().informerFactory() and
 // register through this class, which records them and catches exceptions thrown by handlers:
 //   watch(informer)                          enqueue the key of every changed object
@@ -61,6 +69,7 @@
 
 #include <QtCore/QObject>
 
+#include <functional>
 #include <memory>
 
 namespace qcm {
@@ -99,6 +108,8 @@ public:
     // controller-runtime's MaxConcurrentReconciles: the number of workers (the context's
     // workers() otherwise). Before start(); ignored after.
     void setMaxConcurrentReconciles(int workers);
+    // Sharding (see above): the key hashed for a reconcile key. Before start(); ignored after.
+    void setShardKeyFunction(std::function<QString(const QString &key)> shardKey);
     // True once the caches synced and the workers were started.
     bool hasSynced() const;
     // Workers currently inside reconcile().

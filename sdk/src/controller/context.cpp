@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <qcm/context.h>
+
 #include <qcm/record/eventrecorder.h>
+#include <qcm/sharding/shardfilter.h>
 
 #include <QtCore/QLoggingCategory>
 
@@ -38,6 +40,7 @@ struct ControllerContext::Private
     Duration resyncPeriod {0};
     Clock *clock = nullptr;
     std::optional<leaderelection::LeaderToken> leaderToken;
+    std::shared_ptr<sharding::ShardFilter> shardFilter;
 };
 
 ControllerContext::ControllerContext(const QString &controllerName) : d(std::make_shared<Private>())
@@ -141,6 +144,11 @@ std::optional<leaderelection::LeaderToken> ControllerContext::leaderToken() cons
     return d->leaderToken;
 }
 
+std::shared_ptr<sharding::ShardFilter> ControllerContext::shardFilter() const
+{
+    return d->shardFilter;
+}
+
 void ControllerContext::setInformerFactory(cache::SharedInformerFactory *factory)
 {
     detach();
@@ -193,6 +201,12 @@ void ControllerContext::setLeaderToken(std::optional<leaderelection::LeaderToken
 {
     detach();
     d->leaderToken = std::move(token);
+}
+
+void ControllerContext::setShardFilter(std::shared_ptr<sharding::ShardFilter> filter)
+{
+    detach();
+    d->shardFilter = std::move(filter);
 }
 
 } // namespace qcm

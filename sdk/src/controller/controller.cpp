@@ -5,6 +5,7 @@
 #include <qcm/detail/activitytracker.h>
 #include <qcm/detail/exceptiontext.h>
 #include <qcm/metrics/registry.h>
+#include <qcm/sharding/shardfilter.h>
 #include <qcm/workqueue/prometheusmetrics.h>
 
 #include <QtCore/QLoggingCategory>
@@ -23,6 +24,9 @@ using client::Object;
 using namespace std::chrono_literals;
 
 namespace {
+
+// How long a sharded key that is ours but not yet startable waits before it is tried again.
+constexpr Duration ShardWaitDelay = std::chrono::seconds(1);
 
 // client-go's syncedPollPeriod: how often to look again at handlers that have not yet run
 // their initial adds, once the informers themselves have synced.
@@ -53,6 +57,11 @@ struct Controller::Private
     void runWorker();
     // Whether the leadership term the controller was created in (if any) has ended.
     bool termEnded();
+    // Sharding: the key's shard key, and whether this replica enqueues it.
+    QString shardKeyOf(const QString &key) const;
+    bool mayEnqueue(const QString &key) const;
+    // Enqueues every cached object again through the handlers (ownership moved here).
+    void replay();
     void processItem(const QString &key);
     void checkSynced();
     void startWorkers();
@@ -65,6 +74,8 @@ struct Controller::Private
     int workersOverride = 0; // setMaxConcurrentReconciles(), else context.workers()
     const QString name;
     const std::optional<leaderelection::LeaderToken> leaderToken;
+    const std::shared_ptr<sharding::ShardFilter> shardFilter; // null: not sharded
+    std::function<QString(const QString &)> shardKey; // set before start()
     std::unique_ptr<metrics::Registry> ownRegistry; // when the context has none
     metrics::Registry *const registry;
     std::unique_ptr<workqueue::PrometheusMetricsProvider> queueMetrics; // outlives the queue
@@ -85,6 +96,7 @@ struct Controller::Private
     {
         QPointer<cache::SharedIndexInformer> informer;
         std::shared_ptr<cache::HandlerRegistration> registration;
+        cache::ResourceEventHandler handler; // as registered (guarded), for replay()
     };
     std::vector<Watched> watched;
     QList<QMetaObject::Connection> syncConnections;
@@ -108,6 +120,7 @@ Controller::Private::Private(Controller *controller, const ControllerContext &ct
     , context(ctx)
     , name(ctx.controllerName())
     , leaderToken(ctx.leaderToken())
+    , shardFilter(ctx.shardFilter())
     , ownRegistry(ctx.metricsRegistry() ? nullptr : std::make_unique<metrics::Registry>())
     , registry(ctx.metricsRegistry() ? ctx.metricsRegistry() : ownRegistry.get())
     , queueMetrics(std::make_unique<workqueue::PrometheusMetricsProvider>(*registry))
@@ -146,6 +159,10 @@ Controller::Controller(const ControllerContext &context, QObject *parent)
     : QObject(parent), d(std::make_unique<Private>(this, context))
 {
     setObjectName(d->name);
+    if (d->shardFilter)
+        connect(
+            d->shardFilter.get(), &sharding::ShardFilter::ownershipChanged, this,
+            [this] { d->replay(); }, Qt::QueuedConnection);
 }
 
 Controller::~Controller()
@@ -248,7 +265,28 @@ void Controller::Private::runWorker()
             queue->done(*key);
             continue;
         }
-        processItem(*key);
+        if (!shardFilter) {
+            processItem(*key);
+            continue;
+        }
+        const QString shard = shardKeyOf(*key);
+        switch (shardFilter->admit(shard)) {
+        case sharding::ShardFilter::Admission::Start:
+            processItem(*key);
+            shardFilter->finished(shard);
+            break;
+        case sharding::ShardFilter::Admission::NotMine:
+            // Another replica reconciles it (docs/scale-out.md); its own queue has it.
+            queue->forget(*key);
+            queue->done(*key);
+            break;
+        case sharding::ShardFilter::Admission::Wait:
+            // Ours, but the epoch's barrier has not passed: try again shortly (the replay
+            // when ownership settles enqueues it too).
+            queue->addAfter(*key, ShardWaitDelay);
+            queue->done(*key);
+            break;
+        }
     }
     std::lock_guard lock(exitMutex);
     --running;
@@ -383,9 +421,36 @@ int Controller::activeWorkers() const
     return d->activeCount.load();
 }
 
+QString Controller::Private::shardKeyOf(const QString &key) const
+{
+    return shardKey ? shardKey(key) : key;
+}
+
+bool Controller::Private::mayEnqueue(const QString &key) const
+{
+    return !shardFilter || shardFilter->owns(shardKeyOf(key));
+}
+
+void Controller::Private::replay()
+{
+    if (stopped)
+        return;
+    for (const Watched &w : watched)
+        if (w.informer && w.handler.onAdd)
+            for (const Object &object : w.informer->indexer().list())
+                w.handler.onAdd(object, false);
+}
+
+void Controller::setShardKeyFunction(std::function<QString(const QString &key)> shardKey)
+{
+    if (!d->started)
+        d->shardKey = std::move(shardKey);
+}
+
 void Controller::enqueue(const QString &key)
 {
-    d->queue->add(key);
+    if (d->mayEnqueue(key))
+        d->queue->add(key);
 }
 
 void Controller::enqueue(const Object &object)
@@ -396,17 +461,20 @@ void Controller::enqueue(const Object &object)
             << QStringLiteral("cannot enqueue an object: %1").arg(key.error().toString());
         return;
     }
-    d->queue->add(*key);
+    if (d->mayEnqueue(*key))
+        d->queue->add(*key);
 }
 
 void Controller::enqueueAfter(const QString &key, Duration delay)
 {
-    d->queue->addAfter(key, delay);
+    if (d->mayEnqueue(key))
+        d->queue->addAfter(key, delay);
 }
 
 void Controller::enqueueRateLimited(const QString &key)
 {
-    d->queue->addRateLimited(key);
+    if (d->mayEnqueue(key))
+        d->queue->addRateLimited(key);
 }
 
 bool Controller::enqueueOwner(
@@ -415,7 +483,8 @@ bool Controller::enqueueOwner(
     const std::optional<QString> key = controllerOwnerKey(object, ownerGroup, ownerKind, scope);
     if (!key)
         return false;
-    d->queue->add(*key);
+    if (d->mayEnqueue(*key))
+        d->queue->add(*key);
     return true;
 }
 
@@ -450,9 +519,8 @@ std::shared_ptr<cache::HandlerRegistration> Controller::addEventHandler(
         guarded.onDelete = [this, f = handler.onDelete](const Object &object, bool unknown) {
             d->guard("delete", [&] { f(object, unknown); });
         };
-    auto registration
-        = informer->addEventHandler(this, std::move(guarded), d->context.resyncPeriod());
-    d->watched.push_back({informer, registration});
+    auto registration = informer->addEventHandler(this, guarded, d->context.resyncPeriod());
+    d->watched.push_back({informer, registration, std::move(guarded)});
     if (d->started && !d->synced.load()) {
         d->syncConnections << connect(
             informer, &cache::SharedIndexInformer::synced, this, [this] { d->checkSynced(); },
