@@ -6,7 +6,7 @@
 // leaseDuration, and a member that vanishes without leaving (its Lease left behind, as after
 // SIGKILL) is dropped once leaseDuration has passed without a renewal. Both count as gone (for
 // the barrier): the one that left, and the one whose expiry a fresh read confirmed.
-#include "../e2esupport.h"
+#include "shardingsupport.h"
 
 #include <qcm/client/restclient.h>
 #include <qcm/sharding/membership.h>
@@ -34,9 +34,9 @@ struct Replica
         config.namespaceName = ns;
         config.client = &rest;
         config.informers = &informers;
-        config.leaseDuration = 3s;
-        config.renewDeadline = 2s;
-        config.retryPeriod = 1s;
+        config.leaseDuration = TestLeaseDuration;
+        config.renewDeadline = TestRenewDeadline;
+        config.retryPeriod = TestRetryPeriod;
         auto created = Membership::create(config);
         if (!created)
             qFatal("%s", qPrintable(created.error().toString()));

@@ -5,11 +5,9 @@
 // epoch and never writes; numbers grow past the highest ack; an annotation edited into
 // garbage (kubectl annotate) is ignored by readers and written over by the leader; a leader
 // whose term has ended writes nothing.
-#include "../e2esupport.h"
+#include "shardingsupport.h"
 
 #include <qcm/client/restclient.h>
-#include <qcm/leaderelection/leaderelector.h>
-#include <qcm/leaderelection/leaselock.h>
 #include <qcm/sharding/ringlease.h>
 
 #include <QtCore/QElapsedTimer>
@@ -71,21 +69,12 @@ void tst_RingLease::aLeaderWritesEpochsAndReadersFollow()
     const QString group = QStringLiteral("r%1").arg(QDateTime::currentMSecsSinceEpoch() % 100000);
 
     // The group's leader: a real term.
-    leaderelection::LeaderElectionConfig config;
-    config.lock = std::make_shared<leaderelection::LeaseLock>(ns, group + QStringLiteral("-leader"),
-        &admin, leaderelection::ResourceLockConfig {QStringLiteral("qcm-a"), nullptr});
-    config.leaseDuration = 3s;
-    config.renewDeadline = 2s;
-    config.retryPeriod = 1s;
-    config.mode = leaderelection::LeaderElectionConfig::Mode::Rejoin;
-    auto elector = leaderelection::LeaderElector::create(config);
-    QVERIFY(elector);
-    (*elector)->run();
-    QTRY_VERIFY_WITH_TIMEOUT((*elector)->isLeader(), 10000);
+    auto elector = groupLeader(admin, ns, group, QStringLiteral("qcm-a"));
+    QTRY_VERIFY_WITH_TIMEOUT(elector->isLeader(), 10000);
 
     Reader leader(group, ns);
     Reader follower(group, ns);
-    leader.ring->setLeader((*elector)->token());
+    leader.ring->setLeader(elector->token());
     follower.ring->setMembers(ids({"x"}), 0); // a follower never writes
 
     // The first epoch: only after the dwell (1 s).
@@ -130,7 +119,7 @@ void tst_RingLease::aLeaderWritesEpochsAndReadersFollow()
     QVERIFY(follower.written.isEmpty());
 
     // The term ends: no more writes.
-    (*elector)->stop();
+    elector->stop();
     QVERIFY(!leader.ring->epoch().members.contains(QStringLiteral("qcm-d")));
     leader.ring->setMembers(ids({"qcm-a", "qcm-d"}), 0);
     QTest::qWait(2500);

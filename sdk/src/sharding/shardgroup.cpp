@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <qcm/sharding/shardgroup.h>
+
+#include "../leaderelection/mailbox_p.h"
+
+#include <qcm/sharding/shardgate.h>
+
+#include <QtCore/QLoggingCategory>
+#include <QtCore/QTimer>
+
+#include <algorithm>
+#include <mutex>
+
+namespace qcm::sharding {
+
+Q_LOGGING_CATEGORY(lcShardGroup, "qcm.sharding.group")
+
+using leaderelection::detail::Mailbox;
+using leaderelection::detail::whenFinished;
+
+struct ShardGroup::Private
+{
+    Config config;
+    std::unique_ptr<Membership> membership;
+    std::unique_ptr<RingLease> ring;
+    std::shared_ptr<Mailbox> mailbox;
+    bool acking = false; // the group's thread only
+
+    mutable std::mutex mutex;
+    std::unique_ptr<ShardGate> gate; // guarded by mutex
+    quint64 generation = 0; // guarded by mutex; a new gate per membership term
+    bool stopped = false; // guarded by mutex
+};
+
+Result<std::shared_ptr<ShardGroup>> ShardGroup::create(Config config)
+{
+    auto membership = Membership::create(config.membership);
+    if (!membership)
+        return membership.error();
+    const Membership::Config &m = config.membership;
+    auto ring = RingLease::create(
+        {m.group, m.namespaceName, m.client, m.informers, m.retryPeriod, m.clock});
+    if (!ring)
+        return ring.error();
+    std::shared_ptr<ShardGroup> group(new ShardGroup(std::move(config)));
+    Private &d = *group->d;
+    d.membership = std::move(*membership);
+    d.ring = std::move(*ring);
+    ShardGroup *self = group.get();
+    connect(d.membership.get(), &Membership::membersChanged, self, [self] { self->feedGroup(); });
+    connect(d.membership.get(), &Membership::acksChanged, self, [self] { self->feedGroup(); });
+    connect(d.membership.get(), &Membership::termStarted, self, [self] {
+        // A new term: others may have counted this member gone; start again like a joiner.
+        self->resetGate();
+        self->feedGroup();
+    });
+    connect(d.ring.get(), &RingLease::epochChanged, self, [self](const Epoch &epoch) {
+        {
+            std::lock_guard lock(self->d->mutex);
+            self->d->gate->setEpoch(epoch);
+        }
+        emit self->ownershipChanged(); // owns() answers from the newest epoch
+        self->maybeAck();
+    });
+    return group;
+}
+
+ShardGroup::ShardGroup(Config config) : d(std::make_unique<Private>())
+{
+    d->config = std::move(config);
+    d->mailbox = Mailbox::create(this);
+    d->gate = std::make_unique<ShardGate>(d->config.membership.identity, d->config.virtualNodes);
+}
+
+ShardGroup::~ShardGroup()
+{
+    d->mailbox->close();
+}
+
+void ShardGroup::start()
+{
+    d->membership->start();
+    d->ring->start();
+}
+
+QFuture<std::optional<Error>> ShardGroup::stop()
+{
+    {
+        std::lock_guard lock(d->mutex);
+        d->stopped = true;
+    }
+    d->ring->setLeader({});
+    return d->membership->stop();
+}
+
+void ShardGroup::setLeader(const leaderelection::LeaderToken &token)
+{
+    d->ring->setLeader(token);
+}
+
+bool ShardGroup::owns(const QString &shardKey) const
+{
+    std::lock_guard lock(d->mutex);
+    return !d->stopped && d->gate->owns(shardKey);
+}
+
+ShardFilter::Admission ShardGroup::admit(const QString &shardKey)
+{
+    const bool inTerm = d->membership->term().isValid();
+    std::lock_guard lock(d->mutex);
+    if (d->stopped)
+        return Admission::NotMine;
+    if (inTerm && d->gate->mayStart(shardKey)) {
+        d->gate->started(shardKey);
+        return Admission::Start;
+    }
+    return d->gate->owns(shardKey) ? Admission::Wait : Admission::NotMine;
+}
+
+void ShardGroup::finished(const QString &shardKey)
+{
+    bool ack = false;
+    {
+        std::lock_guard lock(d->mutex);
+        d->gate->finished(shardKey);
+        ack = d->gate->pendingAck().has_value();
+    }
+    if (ack) // the last lost key may have finished: ack on the group's thread
+        d->mailbox->post([this] { maybeAck(); });
+}
+
+Membership &ShardGroup::membership()
+{
+    return *d->membership;
+}
+
+RingLease &ShardGroup::ring()
+{
+    return *d->ring;
+}
+
+quint64 ShardGroup::servingEpoch() const
+{
+    std::lock_guard lock(d->mutex);
+    return d->gate->servingEpoch();
+}
+
+quint64 ShardGroup::targetEpoch() const
+{
+    std::lock_guard lock(d->mutex);
+    return d->gate->targetEpoch();
+}
+
+quint64 ShardGroup::baseEpoch() const
+{
+    std::lock_guard lock(d->mutex);
+    return d->gate->baseEpoch();
+}
+
+void ShardGroup::feedGroup()
+{
+    const QHash<QString, quint64> acks = d->membership->acks();
+    const QStringList alive = d->membership->aliveMembers();
+    quint64 highest = 0;
+    for (const quint64 ack : acks)
+        highest = std::max(highest, ack);
+    d->ring->setMembers(alive, highest);
+    bool moved = false;
+    {
+        std::lock_guard lock(d->mutex);
+        const quint64 base = d->gate->baseEpoch();
+        d->gate->setGroup(acks, alive, d->membership->goneMembers());
+        moved = d->gate->baseEpoch() != base;
+    }
+    if (moved)
+        emit ownershipChanged(); // gained keys may start now
+    maybeAck();
+}
+
+void ShardGroup::maybeAck()
+{
+    if (d->acking || !d->membership->term().isValid())
+        return;
+    std::optional<quint64> epoch;
+    quint64 generation = 0;
+    {
+        std::lock_guard lock(d->mutex);
+        if (d->stopped)
+            return;
+        epoch = d->gate->pendingAck();
+        generation = d->generation;
+    }
+    if (!epoch)
+        return;
+    d->acking = true;
+    whenFinished(d->membership->acknowledge(*epoch), d->mailbox,
+        [this, epoch = *epoch, generation](const std::optional<Error> &error) {
+            d->acking = false;
+            if (error) {
+                qCWarning(lcShardGroup).noquote() << error->toString() << "(trying again)";
+                QTimer::singleShot(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                       d->config.membership.retryPeriod),
+                    this, [this] { maybeAck(); });
+                return;
+            }
+            {
+                std::lock_guard lock(d->mutex);
+                if (generation != d->generation)
+                    return; // a new term began meanwhile: that gate acks for itself
+                d->gate->acknowledged(epoch);
+            }
+            qCInfo(lcShardGroup).noquote() << QStringLiteral("%1 entered epoch %2 of group %3")
+                                                  .arg(d->config.membership.identity)
+                                                  .arg(epoch)
+                                                  .arg(d->config.membership.group);
+            emit acknowledged(epoch);
+            feedGroup(); // the barrier may pass, and a newer epoch may be waiting
+        });
+}
+
+void ShardGroup::resetGate()
+{
+    {
+        std::lock_guard lock(d->mutex);
+        d->gate
+            = std::make_unique<ShardGate>(d->config.membership.identity, d->config.virtualNodes);
+        ++d->generation;
+        if (d->ring->epoch().number > 0)
+            d->gate->setEpoch(d->ring->epoch());
+    }
+    emit ownershipChanged();
+}
+
+} // namespace qcm::sharding
