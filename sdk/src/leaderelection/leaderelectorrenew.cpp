@@ -51,6 +51,16 @@ void LeaderElector::startAttempt()
     d->attemptTimer->reset(d->attemptStart + d->config.renewDeadline);
 }
 
+void LeaderElector::keepCoordination(LeaderElectionRecord &record, const LeaderElectionRecord &from)
+{
+    // Coordinated leader election (KEP-4355) puts strategy and preferredHolder on the Lease;
+    // client-go's plain tryAcquireOrRenew writes them away on every renewal (only its
+    // coordinated path keeps the strategy). qcm keeps both, so that a renewal never undoes
+    // what the API server's election controller wrote (docs/leaderelection.md).
+    record.strategy = from.strategy;
+    record.preferredHolder = from.preferredHolder;
+}
+
 void LeaderElector::tryAcquireOrRenew(quint64 attempt, std::function<void(bool)> done)
 {
     const TimePoint now = d->clock->now();
@@ -69,6 +79,7 @@ void LeaderElector::tryAcquireOrRenew(quint64 attempt, std::function<void(bool)>
             std::lock_guard lock(d->mutex);
             record.acquireTime = d->observedRecord.acquireTime;
             record.leaderTransitions = d->observedRecord.leaderTransitions;
+            keepCoordination(record, d->observedRecord);
         }
         detail::whenFinished(d->config.lock->update(record), d->mailbox,
             [this, attempt, now, record, done](const WriteResult &error) {
@@ -137,6 +148,7 @@ void LeaderElector::slowPath(
             }
 
             // 4. We're going to try to update: correct the record first.
+            keepCoordination(record, old->record);
             if (observedHolderIsMe()) {
                 record.acquireTime = old->record.acquireTime;
                 record.leaderTransitions = old->record.leaderTransitions;

@@ -118,6 +118,7 @@ void LeaderElector::releaseStep(quint64 attempt)
             record.leaseDurationSeconds = 1;
             record.renewTime = record.acquireTime = QDateTime::currentDateTimeUtc();
             record.leaderTransitions = current->record.leaderTransitions;
+            keepCoordination(record, current->record);
             detail::whenFinished(d->config.lock->update(record), d->mailbox,
                 [this, attempt, record](const WriteResult &error) {
                     if (attempt != d->attempt)

@@ -155,6 +155,7 @@ private slots:
     void tryAcquireOrRenewLeases();
     void acquireTimeAndTransitions();
     void newTermAfterAFailedFastPath();
+    void coordinationFieldsAreKept();
     void leaderElectionConfigValidation_data();
     void leaderElectionConfigValidation();
     void fastPathLeaderElection_data();
@@ -335,6 +336,38 @@ void tst_LeaderElector::newTermAfterAFailedFastPath()
     QCOMPARE(g.lock->ops, (QStringList {QStringLiteral("get"), QStringLiteral("create")}));
     QCOMPARE(g.lock->stored->leaderTransitions, 0);
     QCOMPARE(g.lock->stored->acquireTime, g.lock->stored->renewTime);
+}
+
+// KEP-4355's fields, which the API server's election controller writes: every write of the
+// elector (acquire, fast and slow renewal, release) keeps them. (client-go's plain path
+// drops them; issue 14 asks qcm to keep them.)
+void tst_LeaderElector::coordinationFieldsAreKept()
+{
+    Harness h;
+    LeaderElectionRecord old = holder(QStringLiteral("bing"), 15);
+    old.strategy = QStringLiteral("OldestEmulationVersion");
+    old.preferredHolder = QStringLiteral("baz");
+    h.lock->stored = old;
+    h.seedObserved(old, h.clock.now() - 20s); // expired: acquired through the slow path
+    QVERIFY(h.tryAcquireOrRenew());
+    QCOMPARE(h.lock->stored->holderIdentity, QStringLiteral("baz"));
+    QCOMPARE(h.lock->stored->strategy, old.strategy);
+    QCOMPARE(h.lock->stored->preferredHolder, old.preferredHolder);
+    h.clock.step(1500ms);
+    QVERIFY(h.tryAcquireOrRenew()); // the fast path
+    QCOMPARE(h.lock->ops.last(), QStringLiteral("update"));
+    QCOMPARE(h.lock->stored->strategy, old.strategy);
+    QCOMPARE(h.lock->stored->preferredHolder, old.preferredHolder);
+    LeaderElectionRecord edited = *h.lock->stored;
+    edited.preferredHolder = QStringLiteral("other");
+    h.lock->writeByOther(edited); // the election controller names another holder
+    QVERIFY(h.tryAcquireOrRenew()); // the fast path conflicts; the slow path reads it
+    QCOMPARE(h.lock->stored->preferredHolder, QStringLiteral("other"));
+    QCOMPARE(h.lock->stored->strategy, old.strategy);
+    QVERIFY(h.release()); // and the release
+    QCOMPARE(h.lock->stored->holderIdentity, QString());
+    QCOMPARE(h.lock->stored->preferredHolder, QStringLiteral("other"));
+    QCOMPARE(h.lock->stored->strategy, old.strategy);
 }
 
 // --- TestLeaderElectionConfigValidation ---------------------------------------------------

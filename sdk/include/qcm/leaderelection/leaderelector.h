@@ -145,6 +145,7 @@ private:
     bool maybeReportTransition();
     bool emitChecked(const std::function<void()> &emitSignal);
     void setObservedRecord(const LeaderElectionRecord &record);
+    static void keepCoordination(LeaderElectionRecord &record, const LeaderElectionRecord &from);
     bool isLeaseValid(TimePoint now) const;
     bool observedHolderIsMe() const;
 
