@@ -4,6 +4,7 @@
 #include <QtCore/QDir>
 #include <QtCore/QFile>
 #include <QtCore/QProcess>
+#include <QtCore/QRegularExpression>
 
 namespace qcm::testing::detail {
 
@@ -29,6 +30,8 @@ std::optional<Error> openssl(const QString &directory, const QStringList &args)
 
 std::optional<Error> makeCertificateAuthority(const QString &directory, const QString &commonName)
 {
+    // openssl keeps the mode of a file it overwrites: a new file is 0600.
+    QFile::remove(QDir(directory).filePath(QStringLiteral("ca.key")));
     return openssl(directory,
         {QStringLiteral("req"), QStringLiteral("-x509"), QStringLiteral("-newkey"),
             QStringLiteral("rsa:2048"), QStringLiteral("-nodes"), QStringLiteral("-keyout"),
@@ -46,6 +49,7 @@ std::optional<Error> issueCertificate(const QString &directory, const QString &n
         || ext.write(extensions.toUtf8() + '\n') < 0)
         return Error {ext.fileName(), {}, ext.errorString()};
     ext.close();
+    QFile::remove(dir.filePath(name + QStringLiteral(".key"))); // a new file is 0600
     if (auto e = openssl(directory,
             {QStringLiteral("req"), QStringLiteral("-newkey"), QStringLiteral("rsa:2048"),
                 QStringLiteral("-nodes"), QStringLiteral("-keyout"), name + QStringLiteral(".key"),
@@ -63,30 +67,53 @@ std::optional<Error> issueCertificate(const QString &directory, const QString &n
 std::optional<Error> makePrivateKey(const QString &path)
 {
     const QFileInfo info(path);
+    QFile::remove(path); // a new file is 0600
     return openssl(info.absolutePath(),
         {QStringLiteral("genrsa"), QStringLiteral("-out"), info.fileName(),
             QStringLiteral("2048")});
 }
 
+namespace {
+
+bool plainName(const QString &s)
+{
+    static const QRegularExpression allowed(QStringLiteral("^[A-Za-z0-9:._@-]+$"));
+    return allowed.match(s).hasMatch();
+}
+
+} // namespace
+
 Result<QString> userSubject(const QString &name, const QStringList &groups)
 {
-    // openssl's -subj separates attributes by '/' and reads '\' as an escape; a file name
-    // cannot hold '/' either.
-    const auto invalid = [](const QString &s) {
-        return s.isEmpty() || s.contains(QLatin1Char('/')) || s.contains(QLatin1Char('\\'));
-    };
-    if (invalid(name))
+    if (!plainName(name))
         return Error {QStringLiteral("TestEnvironment"), QStringLiteral("addUser"),
-            QStringLiteral("user name '%1' is empty or holds '/' or '\\'").arg(name)};
+            QStringLiteral("user name '%1' is empty or holds a character other than letters, "
+                           "digits and \":._@-\"")
+                .arg(name)};
     QString subject;
     for (const QString &group : groups) {
-        if (invalid(group))
+        if (!plainName(group))
             return Error {QStringLiteral("TestEnvironment"), QStringLiteral("addUser"),
-                QStringLiteral("group '%1' of user %2 is empty or holds '/' or '\\'")
+                QStringLiteral("group '%1' of user %2 is empty or holds a character other than "
+                               "letters, digits and \":._@-\"")
                     .arg(group, name)};
         subject += QStringLiteral("/O=") + group;
     }
     return subject + QStringLiteral("/CN=") + name;
+}
+
+std::optional<Error> checkUserName(const QString &name)
+{
+    static const QStringList reserved {QStringLiteral("admin"), QStringLiteral("ca"),
+        QStringLiteral("serving"), QStringLiteral("sa"), QStringLiteral("tokens")};
+    if (reserved.contains(name))
+        return Error {QStringLiteral("TestEnvironment"), QStringLiteral("user"),
+            QStringLiteral("'%1' is the environment's own (admin, ca, serving, sa and tokens "
+                           "are)")
+                .arg(name)};
+    if (auto subject = userSubject(name, {}); !subject)
+        return subject.error();
+    return std::nullopt;
 }
 
 } // namespace qcm::testing::detail

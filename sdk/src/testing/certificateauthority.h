@@ -26,7 +26,12 @@ std::optional<Error> issueCertificate(const QString &directory, const QString &n
 std::optional<Error> makePrivateKey(const QString &path);
 
 // The subject of a client certificate for a Kubernetes user: CN is the user name, each O a
-// group. An Error if a name cannot be written in openssl's subject form.
+// group. Names and groups hold only letters, digits and ":._@-" (openssl's -subj reads '/'
+// and '+' as separators and '\\' as an escape, so anything more could name another user).
 Result<QString> userSubject(const QString &name, const QStringList &groups);
+
+// A user name that also names files of the environment (<name>.crt, .key, .kubeconfig): the
+// characters above, and not one the environment uses itself (admin, ca, serving, sa, tokens).
+std::optional<Error> checkUserName(const QString &name);
 
 } // namespace qcm::testing::detail

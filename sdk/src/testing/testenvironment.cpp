@@ -139,11 +139,14 @@ struct TestEnvironment::Private
     {
         Running r;
         r.info.name = name;
-        r.info.command = QStringList {binary} + args;
+        // The file itself, not a link that may be pointed elsewhere later (a restart by the
+        // command line must run what was started).
+        const QString program = QFileInfo(binary).canonicalFilePath();
+        r.info.command = QStringList {program} + args;
         r.info.logFile = path(name + QStringLiteral(".log"));
         QFile::remove(r.info.logFile);
         auto p = std::make_unique<QProcess>();
-        p->setProgram(binary);
+        p->setProgram(program);
         p->setArguments(args);
         p->setStandardInputFile(QProcess::nullDevice());
         p->setStandardOutputFile(r.info.logFile, QIODevice::Append);
@@ -308,6 +311,13 @@ std::optional<Error> TestEnvironment::start()
         if (!QFileInfo(bin.filePath(QLatin1String(name))).isExecutable())
             return failure(QStringLiteral("assets"),
                 QStringLiteral("%1 has no executable %2").arg(assets, QLatin1String(name)));
+    if (d->options.detached && d->options.directory.isEmpty())
+        return failure(QStringLiteral("detached"),
+            QStringLiteral("needs Options::directory: the processes outlive the object, and so "
+                           "must the directory they use"));
+    for (const TokenUser &user : std::as_const(d->options.tokenUsers))
+        if (auto e = detail::checkUserName(user.name))
+            return *e;
     for (const TokenUser &user : std::as_const(d->options.tokenUsers))
         for (const QString &field : QStringList {user.token, user.name, user.uid} + user.groups)
             if (field.isEmpty() || field.contains(QLatin1Char(','))
@@ -351,10 +361,14 @@ std::optional<Error> TestEnvironment::start()
     if (auto e = detail::makePrivateKey(d->path(QStringLiteral("sa.key"))))
         return fail(*e);
     QByteArray tokens;
-    for (const TokenUser &user : std::as_const(d->options.tokenUsers))
-        tokens += QStringLiteral("%1,%2,%3,\"%4\"\n")
-                      .arg(user.token, user.name, user.uid, user.groups.join(QLatin1Char(',')))
-                      .toUtf8();
+    for (const TokenUser &user : std::as_const(d->options.tokenUsers)) {
+        // token,user,uid[,"group1,group2"]: no fourth column without groups (an empty one
+        // would be a group named "").
+        QString line = QStringLiteral("%1,%2,%3").arg(user.token, user.name, user.uid);
+        if (!user.groups.isEmpty())
+            line += QStringLiteral(",\"%1\"").arg(user.groups.join(QLatin1Char(',')));
+        tokens += line.toUtf8() + '\n';
+    }
     if (auto e = writeFile(d->path(QStringLiteral("tokens.csv")), tokens))
         return fail(*e);
 
@@ -428,7 +442,8 @@ std::optional<Error> TestEnvironment::start()
                     user.name, {{QStringLiteral("token"), user.token}})))
             return fail(*e);
     if (!d->options.crdFiles.isEmpty())
-        return installCrds(d->options.crdFiles);
+        if (auto e = installCrds(d->options.crdFiles))
+            return fail(*e);
     return std::nullopt;
 }
 
@@ -437,6 +452,8 @@ Result<TestEnvironment::AuthenticatedUser> TestEnvironment::addUser(
 {
     if (!isRunning())
         return failure(QStringLiteral("addUser"), QStringLiteral("the environment is not running"));
+    if (auto e = detail::checkUserName(name))
+        return *e;
     return d->issueUser(name, groups);
 }
 

@@ -3,7 +3,8 @@
 """A real etcd + kube-apiserver on loopback, for e2e tests and for scripts/run.sh.
 
     cluster.py up   --dir DIR     start (building the binaries on first use) and wait for /readyz
-    cluster.py down --dir DIR     stop both; fails if a process is left behind
+    cluster.py down --dir DIR     stop both (also what an `up` that died half-way left running);
+                                  fails if a process is left behind
     cluster.py env  --dir DIR     print shell exports for a running cluster
     cluster.py restart --dir DIR --component etcd|kube-apiserver [--down SECONDS] [--with-apiserver]
                                   stop one process, wait, start it again (same data, same port)
@@ -11,6 +12,9 @@
                                   apiserver too while etcd is down
     cluster.py compact --dir DIR  compact etcd's history at its current revision, so that a watch
                                   from an older resourceVersion gets 410 Gone
+
+`up` needs qcm-e2e-cluster built: $QCM_E2E_CLUSTER_TOOL (CTest and scripts/run.sh set it), else
+build/tests/e2e/qcm-e2e-cluster of this source tree.
 
 `up` runs qcm-e2e-cluster, the SDK's TestEnvironment (envtest) with detached processes, which
 writes into DIR:
@@ -101,7 +105,7 @@ def up(d):
         if all(alive(p) for p in state["pids"].values()):
             log(f"already running at {state['server']}")
             return state
-        down(d)
+    down(d)  # what is left of an earlier cluster in DIR, if anything
     # A cluster that is started again begins empty (the tool empties etcd-data).
     result = subprocess.run([tool(), "--dir", str(d), "--assets", assets()])
     if result.returncode != 0:
@@ -189,19 +193,40 @@ def compact(d):
     print(revision)
 
 
+def strays(d):
+    """etcd and kube-apiserver processes of DIR that no cluster.json names: what an `up` that
+    died half-way (Ctrl-C, a test runner's kill) left running. Found by their command lines."""
+    marks = {f"--data-dir={d / 'etcd-data'}", f"--cert-dir={d}"}
+    found = []
+    for entry in pathlib.Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            args = (entry / "cmdline").read_bytes().decode(errors="replace").split("\0")
+        except OSError:
+            continue
+        if marks.intersection(args) and alive(int(entry.name)):
+            found.append(int(entry.name))
+    return found
+
+
 def down(d):
+    pids = []
     path = d / "cluster.json"
-    if not path.exists():
-        return
-    state = json.loads(path.read_text())
-    # The apiserver first, then etcd; SIGTERM, then SIGKILL after 15 s.
-    for name in ("kube-apiserver", "etcd"):
-        stop(state["pids"].get(name))
-    left = [name for name, pid in state["pids"].items() if alive(pid)]
+    if path.exists():
+        state = json.loads(path.read_text())
+        # The apiserver first, then etcd; SIGTERM, then SIGKILL after 15 s.
+        pids = [state["pids"].get(name) for name in ("kube-apiserver", "etcd")]
+    pids += strays(d)
+    for pid in pids:
+        stop(pid)
+    left = [str(pid) for pid in pids if pid and alive(pid)]
     if left:
-        raise SystemExit(f"cluster: still running after stop: {', '.join(left)}")
-    path.unlink()
-    log("stopped")
+        raise SystemExit(f"cluster: still running after stop: pids {', '.join(left)}")
+    if path.exists():
+        path.unlink()
+    if pids:
+        log("stopped")
 
 
 def main():

@@ -7,6 +7,7 @@
 #include <qcm/testing/testenvironment.h>
 
 #include <QtCore/QProcess>
+#include <QtCore/QScopeGuard>
 #include <QtCore/QTemporaryDir>
 #include <QtNetwork/QTcpSocket>
 #include <QtTest/QtTest>
@@ -190,11 +191,25 @@ void tst_TestEnvironment::usersAreWhoTheirCredentialsSay()
     QVERIFY(!denied.ok());
     QVERIFY2(denied.error().isForbidden(), qPrintable(denied.error().toString()));
 
-    // A name openssl cannot carry is an error, not a certificate for someone else.
-    const auto bad = env.addUser(QStringLiteral("a/b"), {});
-    QVERIFY(!bad);
-    QCOMPARE(bad.error().toString(),
-        QStringLiteral("TestEnvironment: addUser: user name 'a/b' is empty or holds '/' or '\\'"));
+    // A name openssl would read as more than a name is an error, not a certificate for someone
+    // else ('+' starts another attribute of the subject: here, a group system:masters); the
+    // environment's own names are refused too.
+    for (const QString &name : {QStringLiteral("a/b"), QStringLiteral("eve+O=system:masters")}) {
+        const auto bad = env.addUser(name, {});
+        QVERIFY(!bad);
+        QCOMPARE(bad.error().toString(),
+            QStringLiteral("TestEnvironment: addUser: user name '%1' is empty or holds a "
+                           "character other than letters, digits and \":._@-\"")
+                .arg(name));
+    }
+    const auto group = env.addUser(QStringLiteral("eve"), {QStringLiteral("a+O=system:masters")});
+    QVERIFY(!group);
+    const auto reserved = env.addUser(QStringLiteral("ca"), {});
+    QVERIFY(!reserved);
+    QCOMPARE(reserved.error().toString(),
+        QStringLiteral("TestEnvironment: user: 'ca' is the environment's own (admin, ca, "
+                       "serving, sa and tokens are)"));
+    QVERIFY(QFileInfo(env.certificateAuthority().keyFile).size() > 0); // untouched
 }
 
 void tst_TestEnvironment::aDirectoryIsKeptAndEachStartIsEmpty()
@@ -234,6 +249,15 @@ void tst_TestEnvironment::aDirectoryIsKeptAndEachStartIsEmpty()
 
 void tst_TestEnvironment::detachedProcessesOutliveTheObject()
 {
+    {
+        testing::TestEnvironment::Options temporary; // detached needs a directory of the caller's
+        temporary.detached = true;
+        const auto error = testing::TestEnvironment(temporary).start();
+        QVERIFY(error);
+        QCOMPARE(error->toString(),
+            QStringLiteral("TestEnvironment: detached: needs Options::directory: the processes "
+                           "outlive the object, and so must the directory they use"));
+    }
     QTemporaryDir dir;
     testing::TestEnvironment::Options options;
     options.directory = dir.path();
@@ -241,6 +265,11 @@ void tst_TestEnvironment::detachedProcessesOutliveTheObject()
     options.extraApiserverArgs = {QStringLiteral("--v=1")};
     QList<testing::TestEnvironment::Process> processes;
     RestConfig config;
+    const auto killLeftovers = qScopeGuard([&] { // also when a check below fails
+        for (const auto &p : std::as_const(processes))
+            if (running(p.pid))
+                ::kill(pid_t(p.pid), SIGKILL);
+    });
     {
         testing::TestEnvironment env(options);
         const auto error = env.start();

@@ -57,16 +57,20 @@ public:
         QString assetsDirectory; // empty: $QCM_TESTENV_ASSETS
         Duration startTimeout = std::chrono::seconds(60);
         // Empty: a temporary directory, removed by stop(). Otherwise this directory (created if
-        // missing), kept after stop(); start() replaces the keys, certificates, kubeconfigs
-        // and logs in it and empties its etcd-data, so every start begins with an empty store.
+        // missing, made 0700), kept after stop(); start() replaces the CA, the keys, the
+        // serving and admin certificates, the kubeconfigs of the token users and the logs in it
+        // and empties its etcd-data, so every start begins with an empty store. (An earlier
+        // addUser()'s files stay, signed by the earlier CA.)
         QString directory;
         // Token users beside the admin; each gets <name>.kubeconfig in the directory.
         QList<TokenUser> tokenUsers;
-        // Appended to the apiserver's flags (a later flag wins).
+        // Appended after the apiserver's flags that start() sets. (For a list flag such as
+        // --disable-admission-plugins, kube-apiserver adds a repeated flag's values to the
+        // first's.)
         QStringList extraApiserverArgs;
         // The processes run in sessions of their own and outlive this object: the destructor
         // leaves them running (stop() still stops them). For a cluster that several test
-        // processes share.
+        // processes share. Needs `directory`.
         bool detached = false;
     };
 
@@ -114,7 +118,9 @@ public:
     std::optional<Error> installCrds(const QStringList &files);
     // envtest's AddUser: a client certificate for `name` in `groups`, signed by the
     // environment's CA, written as <name>.crt, <name>.key and <name>.kubeconfig in the
-    // directory. RBAC decides what the user may do. Needs a started environment.
+    // directory. RBAC decides what the user may do. Needs a started environment. Names and
+    // groups hold only letters, digits and ":._@-"; admin, ca, serving, sa and tokens are the
+    // environment's own names. Token users' names follow the same rules.
     Result<AuthenticatedUser> addUser(const QString &name, const QStringList &groups);
 
     // While running: the directory, the CA, etcd's client URL and the two processes.
