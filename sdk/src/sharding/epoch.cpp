@@ -19,9 +19,6 @@ Error invalid(const QString &annotation, const QString &field, const QString &re
     return Error {annotation, field, reason};
 }
 
-// JSON numbers are doubles: an epoch is exact up to 2^53.
-constexpr double MaxExactNumber = 9007199254740992.0;
-
 } // namespace
 
 Epoch Epoch::make(quint64 number, QStringList members)
@@ -56,7 +53,7 @@ Result<Epoch> Epoch::fromJson(QByteArrayView json)
     const QJsonObject o = doc.object();
     const QJsonValue number = o.value(QLatin1String("number"));
     const double n = number.toDouble(-1);
-    if (!number.isDouble() || n < 1 || n > MaxExactNumber || n != double(quint64(n)))
+    if (!number.isDouble() || n < 1 || n > double(MaxNumber) || n != double(quint64(n)))
         return invalid(EpochAnnotation, QStringLiteral("number"),
             QStringLiteral("not a whole number from 1 to 2^53"));
     const QJsonValue members = o.value(QLatin1String("members"));
@@ -88,6 +85,9 @@ Result<quint64> parseAck(QStringView value)
         && (value.size() == 1 || value.front() != QLatin1Char('0'));
     bool ok = false;
     const quint64 n = digits ? value.toULongLong(&ok) : 0;
+    if (ok && n > Epoch::MaxNumber)
+        return invalid(
+            AckAnnotation, {}, QStringLiteral("%1 is more than the largest epoch, 2^53").arg(n));
     if (!ok)
         return invalid(AckAnnotation, {},
             QStringLiteral("'%1' is not a decimal number without sign or leading zeros")

@@ -103,7 +103,10 @@ void RingLease::setLeader(const leaderelection::LeaderToken &token)
 
 void RingLease::setMembers(const QStringList &alive, quint64 highestAck)
 {
-    d->alive = Epoch::make(0, alive).members;
+    const QStringList members = Epoch::make(0, alive).members;
+    if (members != d->alive)
+        d->differingSince.reset(); // a new set gets its own dwell: a flap is not written
+    d->alive = members;
     d->highestAck = highestAck;
     evaluate();
 }
@@ -146,7 +149,15 @@ void RingLease::evaluate()
 
 void RingLease::write()
 {
-    const Epoch next = Epoch::make(std::max(d->epoch.number, d->highestAck) + 1, d->alive);
+    const quint64 number = std::max(d->epoch.number, d->highestAck) + 1;
+    if (number > Epoch::MaxNumber) {
+        qCWarning(lcRing).noquote()
+            << QStringLiteral("group %1: epoch %2 would pass the limit of 2^53; not written")
+                   .arg(d->config.group)
+                   .arg(number);
+        return;
+    }
+    const Epoch next = Epoch::make(number, d->alive);
     Object lease;
     QByteArray verb;
     QString path = LeaseLock::Leases.collectionPath(d->config.namespaceName);

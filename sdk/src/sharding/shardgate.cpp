@@ -11,11 +11,16 @@ ShardGate::ShardGate(QString identity, int virtualNodes)
 
 void ShardGate::setEpoch(const Epoch &epoch)
 {
-    if (m_target && epoch.number <= m_target->epoch.number)
+    if (!m_chain.empty() && epoch.number <= m_chain.back().epoch.number)
         return;
-    if (!m_served.empty() && epoch.number <= m_served.back().epoch.number)
-        return;
-    m_target = Served {epoch, HashRing(epoch.members, m_virtualNodes)};
+    if (!m_chain.empty() && epoch.number != m_chain.back().epoch.number + 1) {
+        // A gap: epochs this member never read, whose lists it cannot know. Others will count
+        // its ack of this one as having gone through them, so it starts again from nothing:
+        // no base, and no ack before every reconcile in flight has ended.
+        m_chain.clear();
+        m_basePassed = false;
+    }
+    m_chain.push_back(Link {epoch, HashRing(epoch.members, m_virtualNodes)});
 }
 
 void ShardGate::setGroup(
@@ -32,16 +37,17 @@ bool ShardGate::ownsIn(const HashRing &ring, QStringView shardKey) const
     return ring.owns(m_identity, shardKey);
 }
 
+bool ShardGate::ownedThroughout(QStringView shardKey) const
+{
+    for (const Link &link : m_chain)
+        if (!ownsIn(link.ring, shardKey))
+            return false;
+    return !m_chain.empty();
+}
+
 bool ShardGate::mayStart(QStringView shardKey) const
 {
-    if (m_served.empty() || !m_basePassed)
-        return false;
-    for (const Served &s : m_served)
-        if (!ownsIn(s.ring, shardKey))
-            return false;
-    // A newer epoch read: nothing it takes away starts any more.
-    return !m_target || m_target->epoch.number <= m_served.back().epoch.number
-        || ownsIn(m_target->ring, shardKey);
+    return m_basePassed && ownedThroughout(shardKey);
 }
 
 void ShardGate::started(const QString &shardKey)
@@ -58,59 +64,75 @@ void ShardGate::finished(const QString &shardKey)
 
 bool ShardGate::owns(QStringView shardKey) const
 {
-    return m_target && ownsIn(m_target->ring, shardKey);
+    return !m_chain.empty() && ownsIn(m_chain.back().ring, shardKey);
 }
 
 QStringList ShardGate::inFlightLost() const
 {
     QStringList lost;
     for (auto it = m_inFlight.cbegin(); it != m_inFlight.cend(); ++it)
-        if (!owns(it.key()))
+        if (!m_basePassed || !ownedThroughout(it.key()))
             lost.append(it.key());
     return lost;
 }
 
 std::optional<quint64> ShardGate::pendingAck() const
 {
-    if (!m_target || (!m_served.empty() && m_target->epoch.number <= servingEpoch()))
+    if (m_chain.empty() || m_chain.back().epoch.number <= m_acked)
         return std::nullopt;
     if (!inFlightLost().isEmpty())
-        return std::nullopt; // step 1: the lost keys finish first
-    return m_target->epoch.number;
+        return std::nullopt; // step 1: what it may not run any more finishes first
+    return m_chain.back().epoch.number;
 }
 
-void ShardGate::acknowledged(quint64 epoch)
+bool ShardGate::acknowledged(quint64 epoch)
 {
-    if (!m_target || m_target->epoch.number != epoch || servingEpoch() >= epoch)
-        return;
-    m_served.push_back(*m_target);
-    if (m_served.size() == 1)
-        m_basePassed = false; // the first epoch served: its own barrier is the base's
+    if (epoch <= m_acked)
+        return false;
+    m_acked = epoch;
     checkBarrier();
+    return true;
+}
+
+void ShardGate::reset()
+{
+    m_chain.clear();
+    m_basePassed = false;
+    m_acked = 0;
+}
+
+qsizetype ShardGate::servedIndex() const
+{
+    for (qsizetype i = qsizetype(m_chain.size()) - 1; i >= 0; --i)
+        if (m_chain[size_t(i)].epoch.number <= m_acked)
+            return i;
+    return -1;
 }
 
 quint64 ShardGate::servingEpoch() const
 {
-    return m_served.empty() ? 0 : m_served.back().epoch.number;
+    const qsizetype i = servedIndex();
+    return i < 0 ? 0 : m_chain[size_t(i)].epoch.number;
 }
 
 quint64 ShardGate::targetEpoch() const
 {
-    return m_target ? m_target->epoch.number : 0;
+    return m_chain.empty() ? 0 : m_chain.back().epoch.number;
 }
 
 quint64 ShardGate::baseEpoch() const
 {
-    return m_basePassed && !m_served.empty() ? m_served.front().epoch.number : 0;
+    return m_basePassed ? m_chain.front().epoch.number : 0;
 }
 
 void ShardGate::checkBarrier()
 {
-    if (m_served.empty())
+    const qsizetype served = servedIndex();
+    if (served < 0 || (m_basePassed && served == 0))
         return;
-    const Served &latest = m_served.back();
-    const quint64 e = latest.epoch.number;
-    QSet<QString> waitFor(latest.epoch.members.cbegin(), latest.epoch.members.cend());
+    const Epoch &epoch = m_chain[size_t(served)].epoch;
+    const quint64 e = epoch.number;
+    QSet<QString> waitFor(epoch.members.cbegin(), epoch.members.cend());
     for (const QString &m : std::as_const(m_alive))
         waitFor.insert(m);
     for (const QString &m : std::as_const(m_gone))
@@ -118,10 +140,11 @@ void ShardGate::checkBarrier()
     for (const QString &m : std::as_const(waitFor))
         if (m_acks.value(m, 0) < e)
             return; // not acked (or not seen yet): wait
-    // Passed: the latest served epoch is the new base.
-    Served base = latest;
-    m_served.clear();
-    m_served.push_back(std::move(base));
+    for (auto it = m_acks.cbegin(); it != m_acks.cend(); ++it)
+        if (it.value() > e)
+            return; // someone entered a newer epoch: this one is stale, read that one first
+    // Passed: the served epoch is the new base; the epochs read after it stay in the chain.
+    m_chain.erase(m_chain.begin(), m_chain.begin() + served);
     m_basePassed = true;
 }
 

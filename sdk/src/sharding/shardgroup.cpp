@@ -30,6 +30,8 @@ struct ShardGroup::Private
     std::unique_ptr<ShardGate> gate; // guarded by mutex
     quint64 generation = 0; // guarded by mutex; a new gate per membership term
     bool stopped = false; // guarded by mutex
+    std::shared_ptr<QPromise<std::optional<Error>>> leaving; // set by stop()
+    bool leftCalled = false; // the group's thread only
 };
 
 Result<std::shared_ptr<ShardGroup>> ShardGroup::create(Config config)
@@ -85,12 +87,32 @@ void ShardGroup::start()
 
 QFuture<std::optional<Error>> ShardGroup::stop()
 {
+    bool idle = false;
     {
         std::lock_guard lock(d->mutex);
+        if (d->leaving)
+            return d->leaving->future();
         d->stopped = true;
+        d->leaving = leaderelection::detail::startedPromise<std::optional<Error>>();
+        idle = d->gate->idle();
     }
     d->ring->setLeader({});
-    return d->membership->stop();
+    const auto future = d->leaving->future();
+    // Otherwise finished() of the last reconcile in flight leaves: the Lease goes only once
+    // nothing of this member runs (others skip a deleted member at once).
+    if (idle)
+        leave();
+    return future;
+}
+
+void ShardGroup::leave()
+{
+    if (d->leftCalled)
+        return;
+    d->leftCalled = true;
+    whenFinished(d->membership->stop(), d->mailbox,
+        [promise = d->leaving](
+            const std::optional<Error> &error) { leaderelection::detail::fulfil(promise, error); });
 }
 
 void ShardGroup::setLeader(const leaderelection::LeaderToken &token)
@@ -120,13 +142,17 @@ ShardFilter::Admission ShardGroup::admit(const QString &shardKey)
 void ShardGroup::finished(const QString &shardKey)
 {
     bool ack = false;
+    bool leaveNow = false;
     {
         std::lock_guard lock(d->mutex);
         d->gate->finished(shardKey);
-        ack = d->gate->pendingAck().has_value();
+        ack = !d->stopped && d->gate->pendingAck().has_value();
+        leaveNow = d->stopped && d->gate->idle();
     }
     if (ack) // the last lost key may have finished: ack on the group's thread
         d->mailbox->post([this] { maybeAck(); });
+    if (leaveNow) // the last reconcile of a member that is leaving
+        d->mailbox->post([this] { leave(); });
 }
 
 Membership &ShardGroup::membership()
@@ -203,11 +229,15 @@ void ShardGroup::maybeAck()
                     this, [this] { maybeAck(); });
                 return;
             }
+            bool taken = false;
             {
                 std::lock_guard lock(d->mutex);
-                if (generation != d->generation)
-                    return; // a new term began meanwhile: that gate acks for itself
-                d->gate->acknowledged(epoch);
+                if (generation == d->generation)
+                    taken = d->gate->acknowledged(epoch);
+            }
+            if (!taken) { // a new term began meanwhile, or nothing new: look again
+                feedGroup();
+                return;
             }
             qCInfo(lcShardGroup).noquote() << QStringLiteral("%1 entered epoch %2 of group %3")
                                                   .arg(d->config.membership.identity)
@@ -222,8 +252,7 @@ void ShardGroup::resetGate()
 {
     {
         std::lock_guard lock(d->mutex);
-        d->gate
-            = std::make_unique<ShardGate>(d->config.membership.identity, d->config.virtualNodes);
+        d->gate->reset(); // keeps the reconciles in flight: they end before the first ack
         ++d->generation;
         if (d->ring->epoch().number > 0)
             d->gate->setEpoch(d->ring->epoch());

@@ -96,8 +96,10 @@ void tst_Epoch::acks_data()
     QTest::addColumn<quint64>("number");
     QTest::newRow("0") << QStringLiteral("0") << true << quint64(0);
     QTest::newRow("42") << QStringLiteral("42") << true << quint64(42);
-    QTest::newRow("max") << QStringLiteral("18446744073709551615") << true
-                         << quint64(18446744073709551615ull);
+    QTest::newRow("max") << QStringLiteral("9007199254740992") << true
+                         << quint64(9007199254740992ull);
+    QTest::newRow("past the largest epoch")
+        << QStringLiteral("9007199254740993") << false << quint64(0);
     QTest::newRow("overflow") << QStringLiteral("18446744073709551616") << false << quint64(0);
     QTest::newRow("empty") << QString() << false << quint64(0);
     QTest::newRow("leading zero") << QStringLiteral("07") << false << quint64(0);
@@ -116,6 +118,10 @@ void tst_Epoch::acks()
     QCOMPARE(bool(parsed), ok);
     if (ok)
         QCOMPARE(*parsed, number);
+    else if (value == QLatin1String("9007199254740993"))
+        QCOMPARE(parsed.error().toString(),
+            QStringLiteral("scale-out.qcm.io/ack: 9007199254740993 is more than the largest "
+                           "epoch, 2^53"));
     else
         QCOMPARE(parsed.error().toString(),
             QStringLiteral("scale-out.qcm.io/ack: '%1' is not a decimal number without sign or "

@@ -20,6 +20,7 @@ struct QCM_SDK_EXPORT Epoch
     static constexpr qsizetype MaxMembers = 1024;
     static constexpr qsizetype MaxIdentityLength = 512;
     static constexpr qsizetype MaxJsonBytes = 1024 * 1024;
+    static constexpr quint64 MaxNumber = quint64(1) << 53; // exact in JSON's doubles
 
     quint64 number = 0; // 0: no epoch written yet
     QStringList members; // sorted, unique, non-empty identities
@@ -37,7 +38,8 @@ struct QCM_SDK_EXPORT Epoch
 QCM_SDK_EXPORT extern const QString EpochAnnotation; // "scale-out.qcm.io/epoch"
 QCM_SDK_EXPORT extern const QString AckAnnotation; // "scale-out.qcm.io/ack"
 
-// An ack annotation's value: a decimal number without sign or leading zeros.
+// An ack annotation's value: a decimal number without sign or leading zeros, at most
+// Epoch::MaxNumber (an ack is the number of an epoch).
 QCM_SDK_EXPORT Result<quint64> parseAck(QStringView value);
 
 } // namespace qcm::sharding

@@ -4,19 +4,25 @@
 // the host feeds it the epochs RingLease reads and what Membership sees, and asks it before
 // each reconcile starts.
 //
-//   * Serving. A member serves the epochs it has acknowledged. It may start key k only if it
-//     owns k in the epoch it serves and in every epoch it served since the last one whose
-//     barrier passed (the base), and the base exists: a key gained in an epoch waits for that
-//     epoch's barrier; a key kept since the base inherits the base's.
-//   * Entering a newer epoch T. From the moment T is read, the member starts no key it does not
-//     own in T; pendingAck() offers T once none of its in-flight keys is lost in T (started()
-//     and finished() bracket every reconcile). acknowledged(T) after the ack is written: it then
-//     serves T.
-//   * The barrier of the served epoch S passes once every member of S's list and every alive
-//     member has ack >= S, skipping members this observer knows are gone (seen expired, or
-//     whose Lease was deleted). Then S becomes the base.
+//   * The chain: the base (the last epoch whose barrier passed, from this member's view) and
+//     every epoch read after it, in order, whether acknowledged yet or not. A key may start
+//     only if the base exists and this member owns the key in every epoch of the chain: a key
+//     gained after the base waits for a barrier; a key kept since the base inherits the base's;
+//     a key lost in any epoch read does not start again.
+//   * Acknowledging. pendingAck() offers the newest epoch read once no reconcile in flight
+//     (started() and finished() bracket every one) runs a key that may not start any more.
+//     acknowledged(e) once the ack is written. Others count an ack of e as having gone through
+//     every epoch up to e, so a gap in the numbers read (epochs never seen) empties the chain:
+//     nothing starts, and nothing is acked, until every reconcile in flight has ended and the
+//     newest epoch's barrier has passed.
+//   * The barrier of the newest epoch acknowledged passes once every member of its list and
+//     every alive member has ack >= it, skipping members this observer knows are gone, and no
+//     member has acked a newer epoch (then this one is stale: read the newer first). It
+//     becomes the base.
 // owns() is for enqueueing: a member enqueues the keys it owns in the newest epoch it read.
-// The membership term (LeaderToken) is checked by the caller, beside mayStart().
+// reset() (a new membership term) empties the chain and forgets the acks, and keeps the
+// reconciles in flight, which must end before the first ack. The membership term (its
+// LeaderToken) is checked by the caller, beside mayStart().
 //
 // Thread safety: a value; not synchronized (the host guards it).
 #pragma once
@@ -51,29 +57,35 @@ public:
 
     // The epoch to acknowledge now, if any.
     std::optional<quint64> pendingAck() const;
-    // The ack of `epoch` was written; nothing happens unless it is the newest epoch read.
-    void acknowledged(quint64 epoch);
+    // The ack of `epoch` was written. False when it was not newer than the last one.
+    bool acknowledged(quint64 epoch);
+    // A new membership term: start again like a joiner (see above).
+    void reset();
 
-    quint64 servingEpoch() const; // 0: none yet
+    quint64 servingEpoch() const; // the newest acknowledged epoch in the chain; 0: none
     quint64 targetEpoch() const; // the newest read; 0: none yet
-    quint64 baseEpoch() const; // the last served epoch whose barrier passed; 0: none yet
-    // Keys in flight that this member does not own in the newest epoch read.
+    quint64 baseEpoch() const; // 0: no base (nothing may start)
+    // Keys in flight that may not start any more (all of them while there is no base).
     QStringList inFlightLost() const;
+    // No reconcile in flight.
+    bool idle() const { return m_inFlight.isEmpty(); }
 
 private:
-    struct Served
+    struct Link
     {
         Epoch epoch;
         HashRing ring;
     };
     bool ownsIn(const HashRing &ring, QStringView shardKey) const;
+    bool ownedThroughout(QStringView shardKey) const;
+    qsizetype servedIndex() const; // of the newest acknowledged epoch in the chain; -1: none
     void checkBarrier();
 
     QString m_identity;
     int m_virtualNodes;
-    std::optional<Served> m_target;
-    std::vector<Served> m_served; // [0] is the base once its barrier passed
-    bool m_basePassed = false; // whether m_served[0]'s barrier passed
+    std::vector<Link> m_chain; // [0] is the base when m_basePassed
+    bool m_basePassed = false;
+    quint64 m_acked = 0; // the newest epoch acknowledged
     QHash<QString, quint64> m_acks;
     QStringList m_alive;
     QStringList m_gone;

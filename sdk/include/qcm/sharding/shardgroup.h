@@ -42,7 +42,9 @@ public:
     ~ShardGroup() override;
 
     void start();
-    // The graceful leave: no key starts from now on; the Lease is deleted.
+    // The graceful leave: no key starts from now on; once no reconcile of this member runs
+    // any more, the Lease is deleted (others then skip this member at once). The future
+    // finishes after the delete.
     QFuture<std::optional<Error>> stop();
     // The group's leader writes epochs while `token` is valid.
     void setLeader(const leaderelection::LeaderToken &token);
@@ -67,6 +69,7 @@ private:
     void feedGroup();
     void maybeAck();
     void resetGate();
+    void leave();
 
     struct Private;
     std::unique_ptr<Private> d;
