@@ -10,6 +10,7 @@
 
 #include <QtCore/QLoggingCategory>
 #include <QtCore/QPointer>
+#include <QtCore/QScopeGuard>
 #include <QtCore/QTimer>
 
 #include <pthread.h>
@@ -271,10 +272,11 @@ void Controller::Private::runWorker()
         }
         const QString shard = shardKeyOf(*key);
         switch (shardFilter->admit(shard)) {
-        case sharding::ShardFilter::Admission::Start:
+        case sharding::ShardFilter::Admission::Start: {
+            const auto finished = qScopeGuard([&] { shardFilter->finished(shard); });
             processItem(*key);
-            shardFilter->finished(shard);
             break;
+        }
         case sharding::ShardFilter::Admission::NotMine:
             // Another replica reconciles it (docs/scale-out.md); its own queue has it.
             queue->forget(*key);
@@ -423,7 +425,18 @@ int Controller::activeWorkers() const
 
 QString Controller::Private::shardKeyOf(const QString &key) const
 {
-    return shardKey ? shardKey(key) : key;
+    if (!shardKey)
+        return key;
+    try {
+        return shardKey(key);
+    } catch (...) {
+        // Called from handlers and workers alike: a throwing function must not end the
+        // process. The key itself is a shard key every replica computes the same way.
+        qCWarning(context.logCategory()).noquote()
+            << QStringLiteral("the shard key function threw for \"%1\": %2; hashing the key itself")
+                   .arg(key, detail::exceptionText(std::current_exception()));
+        return key;
+    }
 }
 
 bool Controller::Private::mayEnqueue(const QString &key) const

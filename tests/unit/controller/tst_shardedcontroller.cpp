@@ -126,6 +126,7 @@ private slots:
     void everyStartIsFinished();
     void ownershipChangedEnqueuesTheCachesAgain();
     void theShardKeyFunctionMapsKeys();
+    void aThrowingShardKeyFunctionHashesTheKey();
 
 private:
     ControllerContext context(const std::shared_ptr<FakeShardFilter> &filter);
@@ -275,6 +276,22 @@ void tst_ShardedController::theShardKeyFunctionMapsKeys()
     s.start();
     QTRY_COMPARE(c.callsFor(QStringLiteral("ns/b")), 1);
     QCOMPARE(filter->asked(), QStringList {QStringLiteral("owner-of:ns/b")});
+    QCOMPARE(c.callsFor(QStringLiteral("ns/a")), 0);
+}
+
+void tst_ShardedController::aThrowingShardKeyFunctionHashesTheKey()
+{
+    auto filter = std::make_shared<FakeShardFilter>();
+    filter->setOwned({QStringLiteral("ns/c")});
+    Sharded s(context(filter), filter);
+    RecordingController &c = s.controller;
+    c.setShardKeyFunction([](const QString &key) -> QString {
+        throw std::runtime_error(("no owner for " + key).toStdString());
+    });
+    QTest::ignoreMessage(
+        QtWarningMsg, QRegularExpression(QStringLiteral("shard key function threw")));
+    s.start();
+    QTRY_COMPARE(c.callsFor(QStringLiteral("ns/c")), 1); // the process lives on
     QCOMPARE(c.callsFor(QStringLiteral("ns/a")), 0);
 }
 
