@@ -5,13 +5,46 @@
 
 namespace qcm::sharding {
 
+namespace {
+
+constexpr quint64 FnvOffset = 14695981039346656037ull;
+constexpr quint64 FnvPrime = 1099511628211ull;
+
+inline void feed(quint64 &h, quint8 byte)
+{
+    h ^= byte;
+    h *= FnvPrime;
+}
+
+} // namespace
+
 quint64 hash64(QStringView text)
 {
-    const QByteArray bytes = text.toUtf8();
-    quint64 h = 14695981039346656037ull; // FNV-1a offset basis
-    for (const char c : bytes) {
-        h ^= quint8(c);
-        h *= 1099511628211ull; // FNV prime
+    // FNV-1a over the UTF-8 bytes, encoded here without allocating (this runs for every key
+    // enqueued and started). An unpaired surrogate is '?', as QString::toUtf8() writes it.
+    quint64 h = FnvOffset;
+    const qsizetype n = text.size();
+    for (qsizetype i = 0; i < n; ++i) {
+        char32_t c = text[i].unicode();
+        if (QChar::isHighSurrogate(c) && i + 1 < n && QChar::isLowSurrogate(text[i + 1].unicode()))
+            c = QChar::surrogateToUcs4(char16_t(c), text[++i].unicode());
+        else if (QChar::isSurrogate(c))
+            c = u'?';
+        if (c < 0x80) {
+            feed(h, quint8(c));
+        } else if (c < 0x800) {
+            feed(h, quint8(0xC0 | (c >> 6)));
+            feed(h, quint8(0x80 | (c & 0x3F)));
+        } else if (c < 0x10000) {
+            feed(h, quint8(0xE0 | (c >> 12)));
+            feed(h, quint8(0x80 | ((c >> 6) & 0x3F)));
+            feed(h, quint8(0x80 | (c & 0x3F)));
+        } else {
+            feed(h, quint8(0xF0 | (c >> 18)));
+            feed(h, quint8(0x80 | ((c >> 12) & 0x3F)));
+            feed(h, quint8(0x80 | ((c >> 6) & 0x3F)));
+            feed(h, quint8(0x80 | (c & 0x3F)));
+        }
     }
     // splitmix64's finalizer: FNV alone leaves keys that differ in their last byte close.
     h ^= h >> 30;

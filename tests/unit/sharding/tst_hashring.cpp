@@ -45,6 +45,25 @@ void tst_HashRing::hashIsFixed()
     QCOMPARE(hash64(u"default/foo"), Q_UINT64_C(0xe1aa84e0b0a134e2));
     QVERIFY(hash64(u"a") != hash64(u"b"));
     QCOMPARE(hash64(QStringLiteral("ü")), hash64(QString::fromUtf8("\xc3\xbc")));
+    // The same bytes as QString::toUtf8(), without building them: two-, three- and four-byte
+    // characters, and unpaired surrogates ('?', as toUtf8() writes them).
+    const auto viaUtf8 = [](const QString &text) {
+        quint64 h = 14695981039346656037ull;
+        for (const char c : text.toUtf8()) {
+            h ^= quint8(c);
+            h *= 1099511628211ull;
+        }
+        h ^= h >> 30;
+        h *= 0xbf58476d1ce4e5b9ull;
+        h ^= h >> 27;
+        h *= 0x94d049bb133111ebull;
+        h ^= h >> 31;
+        return h;
+    };
+    const QChar lone[] = {QChar(0xD800), QChar(u'a'), QChar(0xDC00)};
+    for (const QString &text : {QStringLiteral("ns/ü-名前"), QString::fromUcs4(U"🙂/key", 5),
+             QString(lone, 3), QString(QChar(0xD83D))})
+        QCOMPARE(hash64(text), viaUtf8(text));
 }
 
 void tst_HashRing::sameMembersSameOwners()
