@@ -28,7 +28,7 @@ struct ShardGroup::Private
 
     mutable std::mutex mutex;
     std::unique_ptr<ShardGate> gate; // guarded by mutex
-    quint64 generation = 0; // guarded by mutex; a new gate per membership term
+    quint64 generation = 0; // guarded by mutex; bumped when a membership term resets the gate
     bool stopped = false; // guarded by mutex
     std::shared_ptr<QPromise<std::optional<Error>>> leaving; // set by stop()
     bool leftCalled = false; // the group's thread only
@@ -98,8 +98,8 @@ QFuture<std::optional<Error>> ShardGroup::stop()
     }
     d->ring->setLeader({});
     const auto future = d->leaving->future();
-    // Otherwise finished() of the last reconcile in flight leaves: the Lease goes only once
-    // nothing of this member runs (others skip a deleted member at once).
+    // The Lease goes only once nothing of this member runs (others skip a deleted member at
+    // once): now, or when finished() ends the last reconcile in flight.
     if (idle)
         leave();
     return future;
