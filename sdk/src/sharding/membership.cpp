@@ -69,7 +69,8 @@ struct Membership::Private
         std::optional<quint64> ack;
     };
     QHash<QString, Ack> acks; // by Lease name
-    QHash<QString, QString> confirmedGone; // Lease name -> holder: expired, confirmed by a GET
+    // By Lease name: expired, and a GET showed this holder and spec still.
+    QHash<QString, MemberLiveness::Expired> confirmedGone;
     QSet<QString> confirming; // Lease names with a GET in flight
     QSet<QString> left; // holders whose Lease was deleted
     QStringList gone;
@@ -240,17 +241,11 @@ void Membership::onLease(const Object &lease)
     const QJsonObject spec = lease.json().value(QLatin1String("spec")).toObject();
     const QString holder = spec.value(QLatin1String("holderIdentity")).toString();
     const QByteArray rawSpec = QJsonDocument(spec).toJson(QJsonDocument::Compact);
+    // Gone was confirmed for what we saw then; a changed Lease is a live member again.
     const auto confirmed = d->confirmedGone.constFind(lease.name());
-    if (confirmed != d->confirmedGone.cend()) {
-        // Gone was confirmed for what we saw then; a changed Lease is a live member again.
-        const auto stillExpired = d->liveness.expired(d->config.clock->now());
-        const bool same = std::any_of(
-            stillExpired.cbegin(), stillExpired.cend(), [&](const MemberLiveness::Expired &e) {
-                return e.lease == lease.name() && e.rawSpec == rawSpec && e.holder == holder;
-            });
-        if (!same)
-            d->confirmedGone.remove(lease.name());
-    }
+    if (confirmed != d->confirmedGone.cend()
+        && (confirmed->rawSpec != rawSpec || confirmed->holder != holder))
+        d->confirmedGone.remove(lease.name());
     d->left.remove(holder);
     d->liveness.observe(lease.name(), holder, rawSpec,
         std::chrono::seconds(spec.value(QLatin1String("leaseDurationSeconds")).toInt()),
@@ -301,8 +296,8 @@ void Membership::refresh()
         if (!d->confirmedGone.contains(e.lease) && !d->confirming.contains(e.lease))
             confirmExpiry(e.lease, e.holder, e.rawSpec);
     QStringList gone = d->left.values();
-    for (const QString &holder : std::as_const(d->confirmedGone))
-        gone.append(holder);
+    for (const MemberLiveness::Expired &e : std::as_const(d->confirmedGone))
+        gone.append(e.holder);
     for (const QString &holder : alive)
         gone.removeAll(holder); // another Lease of the same holder is fresh
     gone.sort();
@@ -329,7 +324,7 @@ void Membership::confirmExpiry(
             } else if (const ObjectResult current = RestClient::decodeObject(response)) {
                 const QJsonObject spec = current->json().value(QLatin1String("spec")).toObject();
                 if (QJsonDocument(spec).toJson(QJsonDocument::Compact) == rawSpec)
-                    d->confirmedGone.insert(lease, holder);
+                    d->confirmedGone.insert(lease, {lease, holder, rawSpec});
                 else
                     onLease(*current); // renewed after all: the watch was behind
             } else {
