@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // Scale-out annotations (qcm/sharding/epoch.h), read from Leases anyone with write access to
-// them may edit. The first byte picks the form. An epoch: any bytes give an epoch or an error
-// with a reason; an epoch that parses is within its limits and writes back to JSON that parses
-// to the same epoch. An ack: any text gives a number or an error, and a number prints back to
-// the same text.
+// them may edit. The first byte picks the form (modulo 3). An epoch: any bytes give an epoch
+// or an error with a reason; an epoch that parses is within its limits, lists incarnations
+// whose terms parse, and writes back to JSON that parses to the same epoch. An ack: any text
+// gives a number or an error, and a number prints back to the same text. A term id: any text
+// gives the same text back or an error.
 #include "fuzzsupport.h"
 
 #include <qcm/sharding/epoch.h>
@@ -14,7 +15,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size == 0)
         return 0;
     const QByteArray input = qcm::fuzz::bytes(data + 1, size - 1);
-    if (data[0] & 1) {
+    if (data[0] % 3 == 2) {
+        const QString text = QString::fromUtf8(input);
+        const auto term = qcm::sharding::parseTerm(text);
+        if (!term) {
+            FUZZ_CHECK(!term.error().reason.isEmpty(), term.error().toString());
+            return 0;
+        }
+        FUZZ_CHECK(*term == text && text.size() <= qcm::sharding::MaxTermLength, text);
+        return 0;
+    }
+    if (data[0] % 3 == 1) {
         const QString text = QString::fromUtf8(input);
         const auto ack = qcm::sharding::parseAck(text);
         if (!ack) {
@@ -31,8 +42,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     FUZZ_CHECK(
         epoch->number >= 1 && epoch->members.size() <= Epoch::MaxMembers, QString::fromUtf8(input));
-    for (const QString &m : epoch->members)
-        FUZZ_CHECK(!m.isEmpty() && m.size() <= Epoch::MaxIdentityLength, m);
+    for (const QString &m : epoch->members) {
+        const QStringView identity = qcm::sharding::identityOf(m);
+        FUZZ_CHECK(!identity.isEmpty() && identity.size() <= Epoch::MaxIdentityLength
+                && identity.size() < m.size()
+                && qcm::sharding::parseTerm(QStringView(m).mid(identity.size() + 1)),
+            m);
+    }
     const auto again = Epoch::fromJson(epoch->toJson());
     FUZZ_CHECK(again && *again == *epoch, QString::fromUtf8(epoch->toJson()));
     return 0;

@@ -4,6 +4,7 @@
 #include <QtCore/QJsonArray>
 #include <QtCore/QJsonDocument>
 #include <QtCore/QJsonObject>
+#include <QtCore/QRandomGenerator>
 
 #include <algorithm>
 
@@ -11,6 +12,7 @@ namespace qcm::sharding {
 
 const QString EpochAnnotation = QStringLiteral("scale-out.qcm.io/epoch");
 const QString AckAnnotation = QStringLiteral("scale-out.qcm.io/ack");
+const QString TermAnnotation = QStringLiteral("scale-out.qcm.io/term");
 
 namespace {
 
@@ -69,12 +71,52 @@ Result<Epoch> Epoch::fromJson(QByteArrayView json)
         const QString field = QStringLiteral("members[%1]").arg(i);
         if (!m.isString() || m.toString().isEmpty())
             return invalid(EpochAnnotation, field, QStringLiteral("not a non-empty string"));
-        if (m.toString().size() > MaxIdentityLength)
+        const QString member = m.toString();
+        const qsizetype slash = member.lastIndexOf(QLatin1Char('/'));
+        if (slash <= 0)
+            return invalid(
+                EpochAnnotation, field, QStringLiteral("not an incarnation, identity/term"));
+        if (slash > MaxIdentityLength)
             return invalid(EpochAnnotation, field,
-                QStringLiteral("longer than the limit of %1 characters").arg(MaxIdentityLength));
-        identities.append(m.toString());
+                QStringLiteral("an identity longer than the limit of %1 characters")
+                    .arg(MaxIdentityLength));
+        if (const auto term = parseTerm(QStringView(member).mid(slash + 1)); !term)
+            return invalid(EpochAnnotation, field, term.error().reason);
+        identities.append(member);
     }
     return make(quint64(n), identities);
+}
+
+Result<QString> parseTerm(QStringView value)
+{
+    const bool hex = !value.isEmpty() && value.size() <= MaxTermLength
+        && std::all_of(value.begin(), value.end(), [](QChar c) {
+               return (c >= QLatin1Char('0') && c <= QLatin1Char('9'))
+                   || (c >= QLatin1Char('a') && c <= QLatin1Char('f'));
+           });
+    if (!hex)
+        return invalid(TermAnnotation, {},
+            QStringLiteral("'%1' is not a term id of 1 to %2 lowercase hexadecimal digits")
+                .arg(value.left(64))
+                .arg(MaxTermLength));
+    return value.toString();
+}
+
+QString newTerm()
+{
+    return QStringLiteral("%1").arg(
+        QRandomGenerator::system()->generate64(), 16, 16, QLatin1Char('0'));
+}
+
+QString incarnation(QStringView identity, QStringView term)
+{
+    return identity.toString() + QLatin1Char('/') + term.toString();
+}
+
+QStringView identityOf(QStringView incarnation)
+{
+    const qsizetype slash = incarnation.lastIndexOf(QLatin1Char('/'));
+    return slash < 0 ? incarnation : incarnation.left(slash);
 }
 
 Result<quint64> parseAck(QStringView value)

@@ -10,10 +10,14 @@
 #include <qcm/sharding/hashring.h>
 #include <qcm/sharding/memberliveness.h>
 
+#include <QtCore/QJsonArray>
 #include <QtCore/QJsonDocument>
 #include <QtCore/QLoggingCategory>
 #include <QtCore/QRegularExpression>
 #include <QtCore/QSet>
+#include <QtCore/QTimer>
+
+#include <mutex>
 
 namespace qcm::sharding {
 
@@ -40,6 +44,15 @@ QFuture<std::optional<Error>> finished(std::optional<Error> value)
     return promise.future();
 }
 
+// Whether the cache's `seen` resourceVersion is later than `written` (an etcd revision; a
+// version that is not a number counts as later).
+bool later(const QString &seen, quint64 written)
+{
+    bool ok = false;
+    const quint64 version = seen.toULongLong(&ok);
+    return !ok || version > written;
+}
+
 // A write's outcome: nothing, or the API server's Status as an Error.
 std::optional<Error> outcome(const Response &response, const QString &what)
 {
@@ -61,20 +74,35 @@ struct Membership::Private
     cache::SharedIndexInformer *informer = nullptr;
     std::shared_ptr<cache::HandlerRegistration> registration;
     std::unique_ptr<Timer> expiry;
-    MemberLiveness liveness;
+    MemberLiveness liveness; // holders are incarnations
     QStringList alive;
     struct Ack
     {
-        QString holder;
+        QString incarnation;
         std::optional<quint64> ack;
     };
     QHash<QString, Ack> acks; // by Lease name
-    // By Lease name: expired, and a GET showed this holder and spec still.
+    QHash<QString, QString> incarnations; // by Lease name: the one it showed last
+    // By Lease name: expired, and a GET showed this incarnation and spec still.
     QHash<QString, MemberLiveness::Expired> confirmedGone;
     QSet<QString> confirming; // Lease names with a GET in flight
-    QSet<QString> left; // holders whose Lease was deleted
+    QSet<QString> left; // incarnations whose Lease was deleted, or whose term id was replaced
     QStringList gone;
-    quint64 ackWritten = 0;
+
+    // This member's incarnation. The elector's term, and the term id once it is written.
+    LeaderToken electorToken; // the main thread only
+    QString term; // written on the Lease; empty: no membership term
+    QString uid; // of the Lease the term id was written on
+    // The resourceVersions the term id and the last ack were written at: what the cache shows
+    // from before them lags, and says nothing about a loss.
+    quint64 termVersion = 0;
+    quint64 ackVersion = 0;
+    quint64 generation = 0; // bumped when an incarnation begins or ends
+    quint64 ackWritten = 0; // in this term
+    bool ackInFlight = false;
+    mutable std::mutex tokenMutex;
+    LeaderToken token; // guarded by tokenMutex: valid only while `term` is written
+
     bool started = false;
     bool stopped = false; // stop() is final
 };
@@ -88,9 +116,10 @@ Result<std::unique_ptr<Membership>> Membership::create(Config config, QObject *p
                            "digits and '-')")
                 .arg(config.group)
                 .arg(MaxGroupLength)};
-    if (config.identity.isEmpty())
-        return Error {
-            QStringLiteral("membership"), QStringLiteral("identity"), QStringLiteral("empty")};
+    if (config.identity.isEmpty() || config.identity.size() > Epoch::MaxIdentityLength)
+        return Error {QStringLiteral("membership"), QStringLiteral("identity"),
+            QStringLiteral("empty, or longer than the limit of %1 characters")
+                .arg(Epoch::MaxIdentityLength)};
     if (!config.client || !config.informers)
         return Error {QStringLiteral("membership"), QStringLiteral("client"),
             QStringLiteral("a RestClient and a SharedInformerFactory are needed")};
@@ -113,8 +142,12 @@ Result<std::unique_ptr<Membership>> Membership::create(Config config, QObject *p
         return created.error();
     d.elector = std::move(*created);
     Membership *self = membership.get();
-    connect(d.elector.get(), &LeaderElector::startedLeading, self, &Membership::termStarted);
-    connect(d.elector.get(), &LeaderElector::stoppedLeading, self, &Membership::termEnded);
+    connect(d.elector.get(), &LeaderElector::startedLeading, self,
+        [self](const LeaderToken &token) { self->beginIncarnation(token); });
+    connect(d.elector.get(), &LeaderElector::stoppedLeading, self, [self] {
+        self->d->electorToken = {};
+        self->endIncarnation();
+    });
     return membership;
 }
 
@@ -176,7 +209,6 @@ QFuture<std::optional<Error>> Membership::stop()
     d->started = false;
     d->stopped = true;
     d->elector->stop(); // ends the term (termEnded) before it returns
-    d->ackWritten = 0;
     return d->config.client->requestAsync("DELETE", d->path)
         .then(QtFuture::Launch::Sync, [name = d->leaseName](const Response &response) {
             if (response.code == 404)
@@ -187,7 +219,82 @@ QFuture<std::optional<Error>> Membership::stop()
 
 leaderelection::LeaderToken Membership::term() const
 {
-    return d->elector->token();
+    std::lock_guard lock(d->tokenMutex);
+    return d->token;
+}
+
+QString Membership::incarnation() const
+{
+    return d->term.isEmpty() ? QString() : sharding::incarnation(d->config.identity, d->term);
+}
+
+void Membership::beginIncarnation(const LeaderToken &token)
+{
+    endIncarnation();
+    d->electorToken = token;
+    const QString term = newTerm();
+    const quint64 generation = d->generation;
+    // The term id and no ack, in one write: an ack of an earlier term is gone with it.
+    const QByteArray patch = QJsonDocument(
+        QJsonObject {{QStringLiteral("metadata"),
+            QJsonObject {{QStringLiteral("annotations"),
+                QJsonObject {{TermAnnotation, term}, {AckAnnotation, QJsonValue::Null}}}}}})
+                                 .toJson(QJsonDocument::Compact);
+    whenFinished(
+        d->config.client->requestAsync("PATCH", d->path, {}, patch, "application/merge-patch+json"),
+        d->mailbox, [this, token, term, generation](const Response &response) {
+            if (generation != d->generation || !token.isValid())
+                return; // the elector's term ended meanwhile
+            const ObjectResult lease = RestClient::decodeObject(response);
+            if (!lease) {
+                qCWarning(lcMembership).noquote()
+                    << QStringLiteral("cannot write term id on lease %1: %2 (trying again)")
+                           .arg(d->leaseName, lease.error().toString());
+                QTimer::singleShot(
+                    std::chrono::duration_cast<std::chrono::milliseconds>(d->config.retryPeriod),
+                    this, [this, token, generation] {
+                        if (generation == d->generation && token.isValid())
+                            beginIncarnation(token);
+                    });
+                return;
+            }
+            d->term = term;
+            d->uid = lease->uid();
+            d->termVersion = lease->resourceVersion().toULongLong();
+            d->ackVersion = d->termVersion;
+            {
+                std::lock_guard lock(d->tokenMutex);
+                d->token = token;
+            }
+            qCInfo(lcMembership).noquote()
+                << QStringLiteral("member %1 of group %2").arg(incarnation(), d->config.group);
+            emit termStarted(token);
+        });
+}
+
+void Membership::loseIncarnation(const QString &why)
+{
+    qCWarning(lcMembership).noquote() << why;
+    const LeaderToken token = d->electorToken;
+    endIncarnation();
+    if (token.isValid()) // the elector still holds the Lease (or takes it back): a new one
+        beginIncarnation(token);
+}
+
+void Membership::endIncarnation()
+{
+    ++d->generation;
+    d->ackWritten = 0;
+    d->ackInFlight = false;
+    const bool had = !d->term.isEmpty();
+    d->term.clear();
+    d->uid.clear();
+    {
+        std::lock_guard lock(d->tokenMutex);
+        d->token = {};
+    }
+    if (had)
+        emit termEnded();
 }
 
 QString Membership::identity() const
@@ -209,48 +316,133 @@ QHash<QString, quint64> Membership::acks() const
 {
     QHash<QString, quint64> result;
     for (const Private::Ack &ack : std::as_const(d->acks))
-        if (ack.ack && !ack.holder.isEmpty())
-            result.insert(ack.holder, std::max(result.value(ack.holder), *ack.ack));
+        if (ack.ack && !ack.incarnation.isEmpty())
+            result.insert(ack.incarnation, std::max(result.value(ack.incarnation), *ack.ack));
     return result;
 }
 
 QFuture<std::optional<Error>> Membership::acknowledge(quint64 epoch)
 {
+    if (d->term.isEmpty())
+        return finished(Error {QStringLiteral("membership"), QStringLiteral("ack"),
+            QStringLiteral("no membership term to acknowledge epoch %1 in").arg(epoch)});
     if (epoch <= d->ackWritten)
         return finished(std::nullopt); // acks only grow
+    return writeAck(epoch);
+}
+
+QFuture<std::optional<Error>> Membership::writeAck(quint64 epoch)
+{
+    // A JSON patch: the test makes the ack land only on the Lease of this term.
+    const QString annotations = QStringLiteral("/metadata/annotations/");
+    const auto pointer = [&](const QString &key) {
+        return annotations + QString(key).replace(QLatin1Char('/'), QLatin1String("~1"));
+    };
     const QByteArray patch
-        = QJsonDocument(QJsonObject {{QStringLiteral("metadata"),
-                            QJsonObject {{QStringLiteral("annotations"),
-                                QJsonObject {{AckAnnotation, QString::number(epoch)}}}}}})
+        = QJsonDocument(QJsonArray {QJsonObject {{QStringLiteral("op"), QStringLiteral("test")},
+                                        {QStringLiteral("path"), pointer(TermAnnotation)},
+                                        {QStringLiteral("value"), d->term}},
+                            QJsonObject {{QStringLiteral("op"), QStringLiteral("add")},
+                                {QStringLiteral("path"), pointer(AckAnnotation)},
+                                {QStringLiteral("value"), QString::number(epoch)}}})
               .toJson(QJsonDocument::Compact);
     auto promise = leaderelection::detail::startedPromise<std::optional<Error>>();
+    d->ackInFlight = true;
     whenFinished(
-        d->config.client->requestAsync("PATCH", d->path, {}, patch, "application/merge-patch+json"),
-        d->mailbox, [this, epoch, promise, name = d->leaseName](const Response &response) {
-            std::optional<Error> error = outcome(
-                response, QStringLiteral("write ack %1 on lease %2").arg(epoch).arg(name));
-            if (!error)
-                d->ackWritten = std::max(d->ackWritten, epoch);
+        d->config.client->requestAsync("PATCH", d->path, {}, patch, "application/json-patch+json"),
+        d->mailbox,
+        [this, epoch, promise, generation = d->generation, name = d->leaseName](
+            const Response &response) {
+            const ObjectResult lease = RestClient::decodeObject(response);
+            std::optional<Error> error;
+            if (!lease)
+                error = Error {QStringLiteral("membership"),
+                    QStringLiteral("write ack %1 on lease %2").arg(epoch).arg(name),
+                    lease.error().toString()};
+            if (generation == d->generation) {
+                d->ackInFlight = false;
+                if (!error && epoch >= d->ackWritten) {
+                    d->ackWritten = epoch;
+                    d->ackVersion = lease->resourceVersion().toULongLong();
+                }
+            } else if (!error) {
+                error = Error {QStringLiteral("membership"), QStringLiteral("ack"),
+                    QStringLiteral("the term ended while ack %1 was written").arg(epoch)};
+            }
             leaderelection::detail::fulfil(promise, std::move(error));
         });
     return promise->future();
 }
 
+QString Membership::incarnationOf(const Object &lease) const
+{
+    const QString holder = lease.json()
+                               .value(QLatin1String("spec"))
+                               .toObject()
+                               .value(QLatin1String("holderIdentity"))
+                               .toString();
+    const QMap<QString, QString> annotations = lease.annotations();
+    const auto term = annotations.constFind(TermAnnotation);
+    if (holder.isEmpty() || term == annotations.cend())
+        return {};
+    const auto parsed = parseTerm(*term);
+    if (!parsed) {
+        qCWarning(lcMembership).noquote()
+            << QStringLiteral("lease %1/%2: %3 (no member)")
+                   .arg(lease.namespaceName(), lease.name(), parsed.error().toString());
+        return {};
+    }
+    return sharding::incarnation(holder, *parsed);
+}
+
+void Membership::checkOwnLease(const Object &lease, std::optional<quint64> ack)
+{
+    if (d->term.isEmpty())
+        return; // no term yet
+    const QString shown = lease.annotations().value(TermAnnotation);
+    if (shown != d->term || lease.uid() != d->uid) {
+        if (!later(lease.resourceVersion(), d->termVersion))
+            return; // from before the term id was written: the cache lags
+        // Someone wrote another term id, or the Lease was deleted and made again (a relist
+        // may show that without the delete): others no longer see this incarnation.
+        loseIncarnation(QStringLiteral("lease %1 shows term id '%2' (uid %3), not %4 (uid %5): "
+                                       "this incarnation is over, drawing a new one")
+                            .arg(d->leaseName, shown.left(64), lease.uid(), d->term, d->uid));
+        return;
+    }
+    if (d->ackWritten > 0 && ack.value_or(0) < d->ackWritten && !d->ackInFlight
+        && later(lease.resourceVersion(), d->ackVersion)) {
+        // Lost: someone wrote the Lease after the ack without it.
+        qCInfo(lcMembership).noquote()
+            << QStringLiteral("lease %1 shows ack %2, not %3: writing it again")
+                   .arg(d->leaseName)
+                   .arg(ack ? QString::number(*ack) : QStringLiteral("none"))
+                   .arg(d->ackWritten);
+        whenFinished(writeAck(d->ackWritten), d->mailbox, [](const std::optional<Error> &error) {
+            if (error)
+                qCWarning(lcMembership).noquote() << error->toString();
+        });
+    }
+}
+
 void Membership::onLease(const Object &lease)
 {
     const QJsonObject spec = lease.json().value(QLatin1String("spec")).toObject();
-    const QString holder = spec.value(QLatin1String("holderIdentity")).toString();
+    const QString member = incarnationOf(lease);
     const QByteArray rawSpec = QJsonDocument(spec).toJson(QJsonDocument::Compact);
+    const QString before = d->incarnations.value(lease.name());
+    if (!before.isEmpty() && before != member)
+        d->left.insert(before); // its term id was replaced: that term is over
+    if (member.isEmpty())
+        d->incarnations.remove(lease.name());
+    else
+        d->incarnations.insert(lease.name(), member);
     // Gone was confirmed for what we saw then; a changed Lease is a live member again.
     const auto confirmed = d->confirmedGone.constFind(lease.name());
     if (confirmed != d->confirmedGone.cend()
-        && (confirmed->rawSpec != rawSpec || confirmed->holder != holder))
+        && (confirmed->rawSpec != rawSpec || confirmed->holder != member))
         d->confirmedGone.remove(lease.name());
-    d->left.remove(holder);
-    d->liveness.observe(lease.name(), holder, rawSpec,
-        std::chrono::seconds(spec.value(QLatin1String("leaseDurationSeconds")).toInt()),
-        d->config.clock->now());
-    Private::Ack ack {holder, std::nullopt};
+    Private::Ack ack {member, std::nullopt};
     const QMap<QString, QString> annotations = lease.annotations();
     if (annotations.contains(AckAnnotation)) {
         const auto parsed = parseAck(annotations.value(AckAnnotation));
@@ -261,10 +453,23 @@ void Membership::onLease(const Object &lease)
                 << QStringLiteral("lease %1/%2: %3 (counted as no ack)")
                        .arg(lease.namespaceName(), lease.name(), parsed.error().toString());
     }
+    if (member.isEmpty()) { // no member (yet)
+        d->liveness.forget(lease.name());
+    } else {
+        d->left.remove(member);
+        d->liveness.observe(lease.name(), member, rawSpec,
+            std::chrono::seconds(spec.value(QLatin1String("leaseDurationSeconds")).toInt()),
+            d->config.clock->now());
+    }
     const auto previous = d->acks.value(lease.name());
-    d->acks.insert(lease.name(), ack);
-    if (previous.ack != ack.ack || previous.holder != ack.holder)
+    if (member.isEmpty())
+        d->acks.remove(lease.name());
+    else
+        d->acks.insert(lease.name(), ack);
+    if (previous.ack != ack.ack || previous.incarnation != ack.incarnation)
         emit acksChanged();
+    if (lease.name() == d->leaseName)
+        checkOwnLease(lease, ack.ack);
     refresh();
 }
 
@@ -272,15 +477,17 @@ void Membership::onLeaseDeleted(const Object &lease)
 {
     d->liveness.forget(lease.name());
     d->confirmedGone.remove(lease.name());
-    const QString holder = lease.json()
-                               .value(QLatin1String("spec"))
-                               .toObject()
-                               .value(QLatin1String("holderIdentity"))
-                               .toString();
-    if (!holder.isEmpty())
-        d->left.insert(holder);
+    for (const QString &member : {incarnationOf(lease), d->incarnations.take(lease.name())})
+        if (!member.isEmpty())
+            d->left.insert(member);
     if (d->acks.remove(lease.name()))
         emit acksChanged();
+    if (lease.name() == d->leaseName && !d->term.isEmpty() && lease.uid() == d->uid) {
+        // Deleted by someone else: the others count this incarnation gone.
+        loseIncarnation(QStringLiteral("lease %1 was deleted: this incarnation is over, drawing "
+                                       "a new one once the Lease is back")
+                            .arg(d->leaseName));
+    }
     refresh();
 }
 
@@ -323,7 +530,8 @@ void Membership::confirmExpiry(
                 d->left.insert(holder);
             } else if (const ObjectResult current = RestClient::decodeObject(response)) {
                 const QJsonObject spec = current->json().value(QLatin1String("spec")).toObject();
-                if (QJsonDocument(spec).toJson(QJsonDocument::Compact) == rawSpec)
+                if (QJsonDocument(spec).toJson(QJsonDocument::Compact) == rawSpec
+                    && incarnationOf(*current) == holder)
                     d->confirmedGone.insert(lease, {lease, holder, rawSpec});
                 else
                     onLease(*current); // renewed after all: the watch was behind

@@ -5,14 +5,24 @@
 
 namespace qcm::sharding {
 
-ShardGate::ShardGate(QString identity, int virtualNodes)
-    : m_identity(std::move(identity)), m_virtualNodes(virtualNodes)
+ShardGate::ShardGate(QString incarnation, int virtualNodes)
+    : m_incarnation(std::move(incarnation))
+    , m_identity(identityOf(m_incarnation).toString())
+    , m_virtualNodes(virtualNodes)
 { }
 
 void ShardGate::setEpoch(const Epoch &epoch)
 {
     if (!m_chain.empty() && epoch.number <= m_chain.back().epoch.number)
         return;
+    QStringList identities;
+    identities.reserve(epoch.members.size());
+    for (const QString &member : epoch.members) {
+        const QStringView identity = identityOf(member);
+        if (identity == m_identity && member != m_incarnation)
+            return; // lists an earlier incarnation of this member (or none yet): not served
+        identities.append(identity.toString());
+    }
     if (!m_chain.empty() && epoch.number != m_chain.back().epoch.number + 1) {
         // A gap: epochs this member never read, whose lists it cannot know. Others will count
         // its ack of this one as having gone through them, so it starts again from nothing:
@@ -20,7 +30,7 @@ void ShardGate::setEpoch(const Epoch &epoch)
         m_chain.clear();
         m_basePassed = false;
     }
-    m_chain.push_back(Link {epoch, HashRing(epoch.members, m_virtualNodes)});
+    m_chain.push_back(Link {epoch, HashRing(identities, m_virtualNodes)});
 }
 
 void ShardGate::setGroup(
@@ -94,8 +104,10 @@ bool ShardGate::acknowledged(quint64 epoch)
     return true;
 }
 
-void ShardGate::reset()
+void ShardGate::reset(const QString &incarnation)
 {
+    m_incarnation = incarnation;
+    m_identity = identityOf(incarnation).toString();
     m_chain.clear();
     m_basePassed = false;
     m_acked = 0;

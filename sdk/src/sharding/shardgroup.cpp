@@ -71,7 +71,9 @@ ShardGroup::ShardGroup(Config config) : d(std::make_unique<Private>())
 {
     d->config = std::move(config);
     d->mailbox = Mailbox::create(this);
-    d->gate = std::make_unique<ShardGate>(d->config.membership.identity, d->config.virtualNodes);
+    // No incarnation before the first membership term: nothing listing this identity is served.
+    d->gate = std::make_unique<ShardGate>(
+        incarnation(d->config.membership.identity, QString()), d->config.virtualNodes);
 }
 
 ShardGroup::~ShardGroup()
@@ -252,7 +254,8 @@ void ShardGroup::resetGate()
 {
     {
         std::lock_guard lock(d->mutex);
-        d->gate->reset(); // keeps the reconciles in flight: they end before the first ack
+        // Keeps the reconciles in flight: they end before the first ack.
+        d->gate->reset(d->membership->incarnation());
         ++d->generation;
         if (d->ring->epoch().number > 0)
             d->gate->setEpoch(d->ring->epoch());

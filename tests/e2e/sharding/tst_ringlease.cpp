@@ -44,11 +44,12 @@ struct Reader
     QList<Epoch> seen;
 };
 
+// Incarnations of `names`, each in term 1.
 QStringList ids(std::initializer_list<const char *> names)
 {
     QStringList result;
     for (const char *n : names)
-        result.append(QLatin1String(n));
+        result.append(incarnation(QString::fromLatin1(n), u"1"));
     return result;
 }
 
@@ -91,7 +92,7 @@ void tst_RingLease::aLeaderWritesEpochsAndReadersFollow()
                     RingLease::leaseName(group), QStringLiteral("-o"),
                     QStringLiteral("jsonpath={.metadata.annotations.scale-out\\.qcm\\.io/epoch}")},
             &out));
-    QCOMPARE(out.trimmed(), QStringLiteral(R"({"members":["qcm-a","qcm-b"],"number":1})"));
+    QCOMPARE(out.trimmed(), QStringLiteral(R"({"members":["qcm-a/1","qcm-b/1"],"number":1})"));
 
     // A flap shorter than the dwell writes nothing.
     leader.ring->setMembers(ids({"qcm-a"}), 0);
@@ -120,7 +121,7 @@ void tst_RingLease::aLeaderWritesEpochsAndReadersFollow()
 
     // The term ends: no more writes.
     elector->stop();
-    QVERIFY(!leader.ring->epoch().members.contains(QStringLiteral("qcm-d")));
+    QVERIFY(!leader.ring->epoch().members.contains(QStringLiteral("qcm-d/1")));
     leader.ring->setMembers(ids({"qcm-a", "qcm-d"}), 0);
     QTest::qWait(2500);
     QCOMPARE(leader.written.size(), 3);

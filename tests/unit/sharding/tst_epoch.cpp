@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Epoch and ack annotations: a round trip, the normal form (sorted, unique members), and a
-// precise error for each kind of bad value.
+// Epoch, ack and term annotations: a round trip, the normal form (sorted, unique members),
+// incarnations, and a precise error for each kind of bad value.
 #include <qcm/sharding/epoch.h>
 
 #include <QtTest/QtTest>
@@ -18,24 +18,28 @@ private slots:
     void badEpochs();
     void acks_data();
     void acks();
+    void terms_data();
+    void terms();
+    void incarnations();
 };
 
 void tst_Epoch::roundTrip()
 {
-    const Epoch e = Epoch::make(7, {QStringLiteral("qcm-1"), QStringLiteral("qcm-0")});
-    QCOMPARE(e.toJson(), QByteArray(R"({"members":["qcm-0","qcm-1"],"number":7})"));
+    const Epoch e = Epoch::make(7, {QStringLiteral("qcm-1/b2"), QStringLiteral("qcm-0/a1")});
+    QCOMPARE(e.toJson(), QByteArray(R"({"members":["qcm-0/a1","qcm-1/b2"],"number":7})"));
     const auto parsed = Epoch::fromJson(e.toJson());
     QVERIFY(parsed);
     QCOMPARE(*parsed, e);
-    const Epoch largest = Epoch::make(quint64(1) << 53, {QStringLiteral("a")});
+    const Epoch largest = Epoch::make(quint64(1) << 53, {QStringLiteral("a/0")});
     QCOMPARE(Epoch::fromJson(largest.toJson())->number, quint64(1) << 53);
 }
 
 void tst_Epoch::membersAreSortedAndUnique()
 {
-    const auto parsed = Epoch::fromJson(R"({"number":2,"members":["b","a","b"]})");
+    const auto parsed = Epoch::fromJson(R"({"number":2,"members":["b/1","a/1","b/1","b/2"]})");
     QVERIFY(parsed);
-    QCOMPARE(parsed->members, (QStringList {QStringLiteral("a"), QStringLiteral("b")}));
+    QCOMPARE(parsed->members,
+        (QStringList {QStringLiteral("a/1"), QStringLiteral("b/1"), QStringLiteral("b/2")}));
 }
 
 void tst_Epoch::badEpochs_data()
@@ -63,16 +67,27 @@ void tst_Epoch::badEpochs_data()
         << prefix + QStringLiteral("number: not a whole number from 1 to 2^53");
     QTest::newRow("members not a list") << QByteArray(R"({"number":3,"members":"a"})")
                                         << prefix + QStringLiteral("members: not a list");
-    QTest::newRow("empty member") << QByteArray(R"({"number":3,"members":["a",""]})")
+    QTest::newRow("empty member") << QByteArray(R"({"number":3,"members":["a/1",""]})")
                                   << prefix + QStringLiteral("members[1]: not a non-empty string");
     QTest::newRow("number member") << QByteArray(R"({"number":3,"members":[1]})")
                                    << prefix + QStringLiteral("members[0]: not a non-empty string");
     QTest::newRow("long identity")
-        << QByteArray(R"({"number":3,"members":[")") + QByteArray(513, 'x') + QByteArray(R"("]})")
-        << prefix + QStringLiteral("members[0]: longer than the limit of 512 characters");
+        << QByteArray(R"({"number":3,"members":[")") + QByteArray(513, 'x') + QByteArray(R"(/1"]})")
+        << prefix
+            + QStringLiteral("members[0]: an identity longer than the limit of 512 characters");
+    QTest::newRow("no term") << QByteArray(R"({"number":3,"members":["a/1","qcm-0"]})")
+                             << prefix
+            + QStringLiteral("members[1]: not an incarnation, identity/term");
+    QTest::newRow("no identity") << QByteArray(R"({"number":3,"members":["/1"]})")
+                                 << prefix
+            + QStringLiteral("members[0]: not an incarnation, identity/term");
+    QTest::newRow("bad term") << QByteArray(R"({"number":3,"members":["a/1","b/XY"]})")
+                              << prefix
+            + QStringLiteral("members[1]: 'XY' is not a term id of 1 to 32 lowercase "
+                             "hexadecimal digits");
     QByteArray many = R"({"number":3,"members":[)";
     for (int i = 0; i < 1025; ++i)
-        many += (i ? ",\"m" : "\"m") + QByteArray::number(i) + '"';
+        many += (i ? ",\"m" : "\"m") + QByteArray::number(i) + "/1\"";
     many += "]}";
     QTest::newRow("too many members")
         << many << prefix + QStringLiteral("members: more than the limit of 1024 members");
@@ -127,6 +142,47 @@ void tst_Epoch::acks()
             QStringLiteral("scale-out.qcm.io/ack: '%1' is not a decimal number without sign or "
                            "leading zeros")
                 .arg(value));
+}
+
+void tst_Epoch::terms_data()
+{
+    QTest::addColumn<QString>("value");
+    QTest::addColumn<bool>("ok");
+    QTest::newRow("16 digits") << QStringLiteral("9f2c01ab77d0e413") << true;
+    QTest::newRow("one digit") << QStringLiteral("0") << true;
+    QTest::newRow("32 digits") << QString(32, QLatin1Char('f')) << true;
+    QTest::newRow("33 digits") << QString(33, QLatin1Char('f')) << false;
+    QTest::newRow("empty") << QString() << false;
+    QTest::newRow("upper case") << QStringLiteral("9F") << false;
+    QTest::newRow("not hex") << QStringLiteral("g") << false;
+    QTest::newRow("slash") << QStringLiteral("a/b") << false;
+}
+
+void tst_Epoch::terms()
+{
+    QFETCH(QString, value);
+    QFETCH(bool, ok);
+    const auto parsed = parseTerm(value);
+    QCOMPARE(bool(parsed), ok);
+    if (ok)
+        QCOMPARE(*parsed, value);
+    else
+        QCOMPARE(parsed.error().toString(),
+            QStringLiteral("scale-out.qcm.io/term: '%1' is not a term id of 1 to 32 lowercase "
+                           "hexadecimal digits")
+                .arg(value));
+}
+
+void tst_Epoch::incarnations()
+{
+    const QString a = newTerm();
+    const QString b = newTerm();
+    QCOMPARE(a.size(), 16);
+    QVERIFY(parseTerm(a));
+    QVERIFY(a != b);
+    QCOMPARE(incarnation(u"ns/pod-0", a), QStringLiteral("ns/pod-0/") + a);
+    QCOMPARE(identityOf(incarnation(u"ns/pod-0", a)), QStringView(u"ns/pod-0"));
+    QCOMPARE(identityOf(u"plain"), QStringView(u"plain"));
 }
 
 QTEST_MAIN(tst_Epoch)

@@ -2,8 +2,9 @@
 // ShardGate: the handover rules one by one, then the invariant of docs/scale-out.md under a
 // random schedule: members that read epochs late and skip some, see acks late, learn of their
 // own acks late (the write is in flight while others already read it), crash, and join, while
-// a leader writes arbitrary epochs. At no step do two members reconcile one key, and once the
-// chaos stops every key has exactly one member that may start it.
+// a leader writes arbitrary epochs, and come back under the same identity as a new
+// incarnation. At no step do two members reconcile one key, and once the chaos stops every key
+// has exactly one member that may start it.
 #include <qcm/sharding/shardgate.h>
 
 #include <QtCore/QRandomGenerator>
@@ -22,6 +23,7 @@ private slots:
     void aLostKeyIsDrainedBeforeTheAck();
     void goneMembersAreSkipped();
     void anEpochSkippedOrNotYetAckedStillCounts();
+    void aReturningMemberServesOnlyEpochsOfItsIncarnation();
     void noKeyRunsTwiceUnderARandomSchedule_data();
     void noKeyRunsTwiceUnderARandomSchedule();
 };
@@ -206,6 +208,71 @@ void tst_ShardGate::anEpochSkippedOrNotYetAckedStillCounts()
     }
 }
 
+// The known gap of the first gate (docs/scale-out.md): X pauses past its lease; Y counts it
+// gone, enters e2 without it and starts X's key. X comes back under its identity, reads the
+// stale e1 and sees acks from before e2. Served as before, e1's barrier would pass (every ack
+// of e1 is there, no newer one seen) and X would start the key Y runs. As a new incarnation,
+// X does not serve e1 (it lists X's earlier incarnation): it starts nothing until an epoch
+// that lists it, or none of its identity, has passed its barrier.
+void tst_ShardGate::aReturningMemberServesOnlyEpochsOfItsIncarnation()
+{
+    const QString x1 = QStringLiteral("x/1");
+    const QString x2 = QStringLiteral("x/2");
+    const QString y = QStringLiteral("y/1");
+    const Epoch e1 = Epoch::make(1, {x1, y});
+    const Epoch e2 = Epoch::make(2, {y});
+    const Epoch e3 = Epoch::make(3, {x2, y});
+    const QString k = keyMoving({QStringLiteral("x"), QStringLiteral("y")}, QStringLiteral("x"),
+        {QStringLiteral("x"), QStringLiteral("y")}, QStringLiteral("x"));
+    QVERIFY(!k.isEmpty());
+    ShardGate gx(x1);
+    gx.setEpoch(e1);
+    gx.acknowledged(*gx.pendingAck());
+    gx.setGroup({{x1, 1}, {y, 1}}, {x1, y}, {});
+    QVERIFY(gx.mayStart(k));
+    // Y's side: x/1 is gone; e2 gives Y the key.
+    ShardGate gy(y);
+    gy.setEpoch(e1);
+    gy.acknowledged(*gy.pendingAck());
+    gy.setEpoch(e2);
+    gy.acknowledged(*gy.pendingAck());
+    gy.setGroup({{x1, 1}, {y, 2}}, {y}, {x1});
+    QVERIFY(gy.mayStart(k));
+    gy.started(k);
+    // X's new term: a new incarnation, reading e1 again with a view from before e2.
+    gx.reset(x2);
+    gx.setEpoch(e1);
+    gx.setGroup({{x1, 1}, {y, 1}}, {x1, y}, {});
+    QVERIFY(!gx.pendingAck()); // e1 is not served: nothing to ack
+    QVERIFY(!gx.mayStart(k));
+    QCOMPARE(gx.targetEpoch(), quint64(0));
+    // e2 does not list X: it owns nothing there, and acks at once.
+    gx.setEpoch(e2);
+    QCOMPARE(gx.pendingAck(), std::optional<quint64>(2));
+    gx.acknowledged(2);
+    gx.setGroup({{x2, 2}, {y, 2}}, {x2, y}, {x1});
+    QVERIFY(!gx.mayStart(k));
+    // e3 lists x/2: the key comes back only after Y entered e3 (and so stopped it).
+    gx.setEpoch(e3);
+    gx.acknowledged(*gx.pendingAck());
+    gx.setGroup({{x2, 3}, {y, 2}}, {x2, y}, {x1});
+    QVERIFY(!gx.mayStart(k));
+    gy.setEpoch(e3);
+    QVERIFY(!gy.pendingAck()); // Y still runs k
+    gy.finished(k);
+    gy.acknowledged(*gy.pendingAck());
+    gx.setGroup({{x2, 3}, {y, 3}}, {x2, y}, {x1});
+    QVERIFY(gx.mayStart(k));
+    // An epoch that lists x/1 after x/2's was served (a new leader with a lagging view) is
+    // skipped too, and the next one counts as after a gap.
+    gx.setEpoch(Epoch::make(4, {x1, y}));
+    QCOMPARE(gx.targetEpoch(), quint64(3));
+    QVERIFY(gx.mayStart(k));
+    gx.setEpoch(Epoch::make(5, {x2, y}));
+    QVERIFY(!gx.mayStart(k));
+    QCOMPARE(gx.baseEpoch(), quint64(0));
+}
+
 void tst_ShardGate::noKeyRunsTwiceUnderARandomSchedule_data()
 {
     QTest::addColumn<quint32>("seed");
@@ -220,25 +287,44 @@ void tst_ShardGate::noKeyRunsTwiceUnderARandomSchedule()
     const QStringList allKeys = keys(40);
     struct Member
     {
-        QString id;
+        QString id; // the identity
+        QString inc; // the current incarnation, id/term
         std::unique_ptr<ShardGate> gate;
         bool dead = false;
+        bool paused = false; // its term is over; it comes back as a new incarnation
         QSet<QString> inFlight;
         qsizetype epochsRead = 0;
         QList<quint64> acksInFlight; // written (others may see them), not yet told the gate
+        QSet<QString> seen; // incarnations this member has seen (the watch lags on new ones)
+        qsizetype acksSeen = 0; // the index in ackHistory its view has reached
     };
     std::vector<Member> members;
     QList<Epoch> epochs;
-    QHash<QString, quint64> acks; // as written (each member's view is a copy, maybe stale)
+    QHash<QString, quint64> acks; // by incarnation, as written
+    // Every state `acks` went through: a view is one of them, never going back, maybe old.
+    QList<QHash<QString, quint64>> ackHistory {acks};
+    QStringList incarnations; // every incarnation there ever was
+    QSet<QString> ended; // incarnations whose term is over: the dead and the replaced
     int nextId = 0;
+    int nextTerm = 0;
+    const auto newIncarnation = [&](const QString &id) {
+        const QString inc = id + QStringLiteral("/%1").arg(nextTerm++, 0, 16);
+        incarnations.append(inc);
+        return inc;
+    };
     const auto join = [&] {
         const QString id = QStringLiteral("m%1").arg(nextId++);
-        members.push_back(Member {id, std::make_unique<ShardGate>(id, 20), false, {}, 0});
+        const QString inc = newIncarnation(id);
+        Member m;
+        m.id = id;
+        m.inc = inc;
+        m.gate = std::make_unique<ShardGate>(inc, 20);
+        members.push_back(std::move(m));
     };
     const auto live = [&] {
         std::vector<Member *> result;
         for (Member &m : members)
-            if (!m.dead)
+            if (!m.dead && !m.paused)
                 result.push_back(&m);
         return result;
     };
@@ -249,19 +335,27 @@ void tst_ShardGate::noKeyRunsTwiceUnderARandomSchedule()
     const auto refresh = [&](Member &m, bool everything) {
         QStringList alive, gone;
         for (const Member &o : members) {
-            if (!o.dead)
-                alive.append(o.id); // the live are always seen alive: stricter, still safe
-            else if (everything || random.bounded(2))
-                gone.append(o.id); // only the truly dead are ever seen gone
+            // A live incarnation, once seen, is always seen alive; a new one maybe not yet.
+            if (!o.dead && !o.paused
+                && (everything || m.seen.contains(o.inc) || random.bounded(2))) {
+                m.seen.insert(o.inc);
+                alive.append(o.inc);
+            }
         }
-        m.gate->setGroup(acks, alive, gone);
+        for (const QString &inc : std::as_const(ended))
+            if (everything || random.bounded(2))
+                gone.append(inc); // only ended incarnations are ever seen gone
+        const qsizetype latest = ackHistory.size() - 1;
+        m.acksSeen
+            = everything ? latest : m.acksSeen + random.bounded(int(latest - m.acksSeen + 1));
+        m.gate->setGroup(ackHistory[m.acksSeen], alive, gone);
     };
     for (int i = 0; i < 3; ++i)
         join();
     int starts = 0;
     for (int step = 0; step < 20000; ++step) {
-        // Weights: epochs and crashes are rare next to reads, acks and reconciles, so that
-        // barriers pass and handovers happen while reconciles are in flight.
+        // Weights: epochs, crashes and pauses are rare next to reads, acks and reconciles, so
+        // that barriers pass and handovers happen while reconciles are in flight.
         const int roll = int(random.bounded(1000));
         const int action = roll < 10 ? 0
             : roll < 160             ? 1
@@ -269,20 +363,28 @@ void tst_ShardGate::noKeyRunsTwiceUnderARandomSchedule()
             : roll < 400             ? 3
             : roll < 460             ? 5
             : roll < 760             ? 4
-            : roll < 994             ? 6
-            : roll < 997             ? 7
+            : roll < 992             ? 6
+            : roll < 994             ? 7
+            : roll < 998             ? 9
                                      : 8;
         switch (action) {
-        case 0: { // the leader writes an epoch: any non-empty set of members, dead or alive
-            // Mostly the live members, as a leader sees them; sometimes any set at all (a
-            // leader's view may lag, and safety must not depend on the epoch's content).
+        case 0: { // the leader writes an epoch: any non-empty set of incarnations
+            // Mostly the live members, as a leader sees them; sometimes any set at all, ended
+            // incarnations too (a leader's view may lag, and safety must not depend on the
+            // epoch's content).
             const bool noise = random.bounded(4) == 0;
             QStringList list;
-            for (const Member &m : members)
-                if (noise ? random.bounded(3) != 0 : !m.dead)
-                    list.append(m.id);
+            if (noise) {
+                for (const QString &inc : std::as_const(incarnations))
+                    if (random.bounded(3) == 0)
+                        list.append(inc);
+            } else {
+                for (const Member &m : members)
+                    if (!m.dead && !m.paused)
+                        list.append(m.inc);
+            }
             if (list.isEmpty())
-                list.append(members[random.bounded(int(members.size()))].id);
+                list.append(members[random.bounded(int(members.size()))].inc);
             epochs.append(Epoch::make(quint64(epochs.size() + 1), list));
             break;
         }
@@ -294,14 +396,15 @@ void tst_ShardGate::noKeyRunsTwiceUnderARandomSchedule()
             }
             break;
         }
-        case 2: // a member's view of the group (acks as written so far)
+        case 2: // a member's view of the group (acks as written so far, or older)
             refresh(anyLive(), false);
             break;
         case 3: { // a member writes an ack; its gate learns of it later (case 5)
             Member &m = anyLive();
             if (const auto e = m.gate->pendingAck();
                 e && (m.acksInFlight.isEmpty() || m.acksInFlight.last() < *e)) {
-                acks[m.id] = std::max(acks.value(m.id), *e);
+                acks[m.inc] = std::max(acks.value(m.inc), *e);
+                ackHistory.append(acks);
                 m.acksInFlight.append(*e);
             }
             break;
@@ -321,7 +424,7 @@ void tst_ShardGate::noKeyRunsTwiceUnderARandomSchedule()
                 QVERIFY2(o.dead || !o.inFlight.contains(k),
                     qPrintable(QStringLiteral("step %1: %2 starts %3 while %4 runs it")
                                    .arg(step)
-                                   .arg(m.id, k, o.id)));
+                                   .arg(m.inc, k, o.inc)));
             m.inFlight.insert(k);
             m.gate->started(k);
             ++starts;
@@ -340,10 +443,38 @@ void tst_ShardGate::noKeyRunsTwiceUnderARandomSchedule()
             if (live().size() > 1) {
                 Member &m = anyLive();
                 m.dead = true;
+                ended.insert(m.inc);
                 m.inFlight.clear();
                 m.acksInFlight.clear();
             }
             break;
+        case 9: { // a pause past the lease, or the end of one
+            std::vector<Member *> paused;
+            for (Member &m : members)
+                if (m.paused)
+                    paused.push_back(&m);
+            if (!paused.empty() && random.bounded(2)) {
+                // Back under the same identity: a new term, a new incarnation, going on from
+                // the newest epoch it had read (the others may have moved on meanwhile).
+                Member &m = *paused[random.bounded(int(paused.size()))];
+                m.paused = false;
+                m.inc = newIncarnation(m.id);
+                m.gate->reset(m.inc);
+                if (m.epochsRead > 0)
+                    m.gate->setEpoch(epochs[m.epochsRead - 1]);
+            } else if (live().size() > 1) {
+                // Its reconciles end (the leader term's limit: they are short next to the
+                // lease); acks of the old term still in flight never reach the new term.
+                Member &m = anyLive();
+                for (const QString &k : std::as_const(m.inFlight))
+                    m.gate->finished(k);
+                m.inFlight.clear();
+                m.acksInFlight.clear();
+                m.paused = true;
+                ended.insert(m.inc);
+            }
+            break;
+        }
         case 8: // a replica starts (a new identity, as qcm's default identity is per process)
             if (members.size() < 12)
                 join();
@@ -361,7 +492,7 @@ void tst_ShardGate::noKeyRunsTwiceUnderARandomSchedule()
     }
     QStringList liveIds;
     for (Member *m : live())
-        liveIds.append(m->id);
+        liveIds.append(m->inc);
     const Epoch last = Epoch::make(quint64(epochs.size() + 1), liveIds);
     for (Member *m : live()) {
         for (const quint64 e : std::as_const(m->acksInFlight))
@@ -370,7 +501,8 @@ void tst_ShardGate::noKeyRunsTwiceUnderARandomSchedule()
         m->gate->setEpoch(last);
         const auto e = m->gate->pendingAck();
         QVERIFY(e);
-        acks[m->id] = *e;
+        acks[m->inc] = *e;
+        ackHistory.append(acks);
         m->gate->acknowledged(*e);
     }
     for (Member *m : live())

@@ -4,22 +4,32 @@
 //
 //   * Its own membership Lease, <group>-<hash64(identity) in hex>, labelled
 //     scale-out.qcm.io/group=<group>, held and renewed by a LeaderElector (Rejoin mode) on the
-//     leader-election timings. The elector's term is the membership term: termStarted() hands
-//     out its LeaderToken, which a sharded reconcile checks before it starts. A member whose
-//     term ended (a pause, a partition) gets its Lease back only once the Lease has expired
-//     for everyone, as the elector takes no unexpired lease, its own included.
+//     leader-election timings. A member whose elector term ended (a pause, a partition) gets
+//     its Lease back only once the Lease has expired for everyone, as the elector takes no
+//     unexpired lease, its own included.
+//   * Incarnations. When the elector's term starts, the member draws a fresh term id and
+//     writes it, with its ack removed, on its Lease in one merge patch
+//     (scale-out.qcm.io/term); only then does its membership term begin: termStarted() hands
+//     out the elector's LeaderToken, and term() returns it until the term ends. From then on
+//     the member is the incarnation "identity/term" (epoch.h) to everyone. If its Lease is
+//     deleted, or shows a term id it never wrote, the incarnation is lost: termEnded(), and a
+//     new one is drawn while the elector still holds the Lease.
 //   * The group's Leases through one shared informer (a label selector on the group), and
-//     who is alive by MemberLiveness's rule on this observer's monotonic clock:
-//     membersChanged() when that set changes, also when a member expires.
-//   * Who is gone, for the barrier (ShardGate): a member whose Lease was deleted (a graceful
-//     leave), or whose Lease expired *and* a fresh GET (a quorum read, not the watch cache)
-//     still shows the spec this observer last saw. A watch may deliver a renewal late, so an
-//     expiry seen through it alone could be wrong; the GET makes it the LeaderElector's rule,
-//     which reads the lock the same way. A Lease that changed is observed again (alive).
-//   * Acks: acknowledge(epoch) writes scale-out.qcm.io/ack on its own Lease (a merge patch);
-//     it never writes a lower number than it wrote before. acks() reads every member's from
-//     the informer's cache; an annotation that does not parse counts as no ack, with a
-//     warning naming the Lease.
+//     which incarnations are alive by MemberLiveness's rule on this observer's monotonic
+//     clock: membersChanged() when that set changes, also when one expires. A Lease without a
+//     term id (a member that has not written one yet) is no member.
+//   * Which incarnations are gone, for the barrier (ShardGate): the one of a Lease that was
+//     deleted (a graceful leave); the one a Lease showed before its term id changed (the
+//     elector took the Lease after it expired, so that term is over); and the one of a Lease
+//     that expired *and* that a fresh GET (a quorum read, not the watch cache) still shows
+//     unchanged. A watch may deliver a renewal late, so an expiry seen through it alone could
+//     be wrong; the GET makes it the LeaderElector's rule, which reads the lock the same way.
+//   * Acks: acknowledge(epoch) writes scale-out.qcm.io/ack on its own Lease, a JSON patch that
+//     first tests the Lease's term id, so that an ack of an ended term never lands on a later
+//     one. Within a term it never writes a lower number than it wrote before, and it writes
+//     its ack again when its own Lease in the cache has lost it. acks() reads every
+//     incarnation's from the cache; an annotation that does not parse counts as no ack (a
+//     term id that does not parse: no member), with a warning naming the Lease.
 //   * stop() is the graceful leave: it ends the term and deletes the Lease, so that the others
 //     drop this member at once instead of after leaseDuration. Destroying a Membership without
 //     stop() leaves the Lease to expire (as a crash would).
@@ -78,15 +88,19 @@ public:
     // Final: a stopped Membership does not start again (make a new one).
     QFuture<std::optional<Error>> stop();
 
+    // The membership term: valid from termStarted() until termEnded().
     leaderelection::LeaderToken term() const;
     QString identity() const;
-    // The alive members, sorted (this one included while its Lease is fresh).
+    // This member's incarnation, "identity/term", while its term lasts; empty otherwise.
+    QString incarnation() const;
+    // The alive incarnations, sorted (this one included while its Lease is fresh).
     QStringList aliveMembers() const;
-    // The members known to be gone: Lease deleted, or expired and confirmed; sorted.
+    // The incarnations known to be gone (see above); sorted.
     QStringList goneMembers() const;
-    // Every member's ack as the cache has it, by identity.
+    // Every incarnation's ack as the cache has it.
     QHash<QString, quint64> acks() const;
-    // Writes ack = `epoch` on this member's Lease, unless it already wrote one as high.
+    // Writes ack = `epoch` on this member's Lease, unless it already wrote one as high in this
+    // term. An error without a term.
     QFuture<std::optional<Error>> acknowledge(quint64 epoch);
 
 signals:
@@ -102,6 +116,12 @@ private:
     void onLeaseDeleted(const client::Object &lease);
     void refresh();
     void confirmExpiry(const QString &lease, const QString &holder, const QByteArray &rawSpec);
+    QString incarnationOf(const client::Object &lease) const;
+    void beginIncarnation(const leaderelection::LeaderToken &token);
+    void endIncarnation();
+    void loseIncarnation(const QString &why);
+    void checkOwnLease(const client::Object &lease, std::optional<quint64> ack);
+    QFuture<std::optional<Error>> writeAck(quint64 epoch);
 
     struct Private;
     std::unique_ptr<Private> d;

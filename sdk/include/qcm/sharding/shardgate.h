@@ -4,6 +4,12 @@
 // the host feeds it the epochs RingLease reads and what Membership sees, and asks it before
 // each reconcile starts.
 //
+//   * Incarnations. Members are incarnations, "identity/term" (epoch.h): the ring hashes the
+//     identity alone, while acks, liveness and gone are per incarnation. This member serves
+//     only epochs that list its current incarnation, or none of its identity (it owns
+//     nothing there): an epoch that lists an earlier incarnation of it was written by a leader
+//     that had not seen this one, and is skipped (a later epoch then counts as after a gap).
+//
 //   * The chain: the base (the last epoch whose barrier passed, from this member's view) and
 //     every epoch read after it, in order, whether acknowledged yet or not. A key may start
 //     only if the base exists and this member owns the key in every epoch of the chain: a key
@@ -20,8 +26,8 @@
 //     member has acked a newer epoch (then this one is stale: read the newer first). It
 //     becomes the base.
 // owns() is for enqueueing: a member enqueues the keys it owns in the newest epoch it read.
-// reset() (a new membership term) empties the chain and forgets the acks, and keeps the
-// reconciles in flight, which must end before the first ack. The membership term (its
+// reset(incarnation) (a new membership term) empties the chain and forgets the acks, and keeps
+// the reconciles in flight, which must end before the first ack. The membership term (its
 // LeaderToken) is checked by the caller, beside mayStart().
 //
 // Thread safety: a value; not synchronized (the host guards it).
@@ -40,12 +46,15 @@ namespace qcm::sharding {
 class QCM_SDK_EXPORT ShardGate
 {
 public:
-    explicit ShardGate(QString identity, int virtualNodes = HashRing::DefaultVirtualNodes);
+    // `incarnation` is this member's, "identity/term"; with an empty term ("identity/") it has
+    // none yet, and every epoch that lists its identity is skipped until reset() gives one.
+    explicit ShardGate(QString incarnation, int virtualNodes = HashRing::DefaultVirtualNodes);
 
-    // The newest epoch read; one not newer than the last is ignored.
+    // The newest epoch read; one not newer than the last is ignored, and one that lists
+    // another incarnation of this member's identity is skipped.
     void setEpoch(const Epoch &epoch);
-    // What Membership sees: every member's ack, the alive members, and the members known to
-    // be gone (their Lease seen expired, or deleted).
+    // What Membership sees, by incarnation: every member's ack, the alive members, and the
+    // members known to be gone (their Lease seen expired, or deleted, or its term replaced).
     void setGroup(
         const QHash<QString, quint64> &acks, const QStringList &alive, const QStringList &gone);
 
@@ -59,8 +68,9 @@ public:
     std::optional<quint64> pendingAck() const;
     // The ack of `epoch` was written. False when it was not newer than the last one.
     bool acknowledged(quint64 epoch);
-    // A new membership term: start again like a joiner (see above).
-    void reset();
+    // A new membership term, with its incarnation: start again like a joiner (see above).
+    void reset(const QString &incarnation);
+    QString incarnation() const { return m_incarnation; }
 
     quint64 servingEpoch() const; // the newest acknowledged epoch in the chain; 0: none
     quint64 targetEpoch() const; // the newest read; 0: none yet
@@ -81,7 +91,8 @@ private:
     qsizetype servedIndex() const; // of the newest acknowledged epoch in the chain; -1: none
     void checkBarrier();
 
-    QString m_identity;
+    QString m_incarnation;
+    QString m_identity; // identityOf(m_incarnation)
     int m_virtualNodes;
     std::vector<Link> m_chain; // [0] is the base when m_basePassed
     bool m_basePassed = false;

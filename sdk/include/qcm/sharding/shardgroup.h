@@ -11,8 +11,9 @@
 // gate offers one (after a drain: finished() of the last lost key), and emits
 // ownershipChanged() when the newest epoch or the base moves, so that controllers enqueue
 // again. admit() also asks the membership term: a member whose term ended starts nothing, and
-// when a new term starts it begins again with an empty gate, acking and passing a barrier
-// like a member that joins (others may have counted it gone meanwhile).
+// when a new term starts it begins again with an empty gate, as its new incarnation (the term
+// id Membership wrote), acking and passing a barrier like a member that joins (others may
+// have counted it gone meanwhile).
 //
 // Thread safety: create, start() and stop() on the thread whose event loop runs the
 // group (the host's main thread). owns(), admit() and finished() are safe from any thread.
