@@ -23,19 +23,28 @@ Error invalid(const QString &annotation, const QString &field, const QString &re
 
 } // namespace
 
-Epoch Epoch::make(quint64 number, QStringList members)
+Epoch Epoch::make(quint64 number, QStringList members, QString id, QString previous)
 {
     members.removeAll(QString());
     members.sort();
     members.erase(std::unique(members.begin(), members.end()), members.end());
-    return Epoch {number, members};
+    return Epoch {number, members, std::move(id), std::move(previous)};
 }
 
 QByteArray Epoch::toJson() const
 {
-    return QJsonDocument(QJsonObject {{QStringLiteral("number"), double(number)},
-                             {QStringLiteral("members"), QJsonArray::fromStringList(members)}})
-        .toJson(QJsonDocument::Compact);
+    QJsonObject o {{QStringLiteral("number"), double(number)},
+        {QStringLiteral("members"), QJsonArray::fromStringList(members)}};
+    if (!id.isEmpty())
+        o.insert(QStringLiteral("id"), id);
+    if (!previous.isEmpty())
+        o.insert(QStringLiteral("previous"), previous);
+    return QJsonDocument(o).toJson(QJsonDocument::Compact);
+}
+
+QString Ack::toString() const
+{
+    return QString::number(number) + QLatin1Char('/') + epoch;
 }
 
 Result<Epoch> Epoch::fromJson(QByteArrayView json)
@@ -58,6 +67,15 @@ Result<Epoch> Epoch::fromJson(QByteArrayView json)
     if (!number.isDouble() || n < 1 || n > double(MaxNumber) || n != double(quint64(n)))
         return invalid(EpochAnnotation, QStringLiteral("number"),
             QStringLiteral("not a whole number from 1 to 2^53"));
+    const QJsonValue id = o.value(QLatin1String("id"));
+    const auto parsedId = parseTerm(id.toString());
+    if (!id.isString() || !parsedId)
+        return invalid(EpochAnnotation, QStringLiteral("id"),
+            QStringLiteral("not an id of 1 to %1 lowercase hexadecimal digits").arg(MaxTermLength));
+    const QJsonValue previous = o.value(QLatin1String("previous"));
+    if (!previous.isUndefined() && (!previous.isString() || !parseTerm(previous.toString())))
+        return invalid(EpochAnnotation, QStringLiteral("previous"),
+            QStringLiteral("not an id of 1 to %1 lowercase hexadecimal digits").arg(MaxTermLength));
     const QJsonValue members = o.value(QLatin1String("members"));
     if (!members.isArray())
         return invalid(EpochAnnotation, QStringLiteral("members"), QStringLiteral("not a list"));
@@ -84,7 +102,7 @@ Result<Epoch> Epoch::fromJson(QByteArrayView json)
             return invalid(EpochAnnotation, field, term.error().reason);
         identities.append(member);
     }
-    return make(quint64(n), identities);
+    return make(quint64(n), identities, *parsedId, previous.toString());
 }
 
 Result<QString> parseTerm(QStringView value)
@@ -119,8 +137,10 @@ QStringView identityOf(QStringView incarnation)
     return slash < 0 ? incarnation : incarnation.left(slash);
 }
 
-Result<quint64> parseAck(QStringView value)
+Result<Ack> parseAck(QStringView whole)
 {
+    const qsizetype slash = whole.indexOf(QLatin1Char('/'));
+    const QStringView value = slash < 0 ? whole : whole.left(slash);
     const bool digits = !value.isEmpty() && value.size() <= 20
         && std::all_of(
             value.begin(), value.end(), [](QChar c) { return c.isDigit() && c.unicode() < 128; })
@@ -134,7 +154,14 @@ Result<quint64> parseAck(QStringView value)
         return invalid(AckAnnotation, {},
             QStringLiteral("'%1' is not a decimal number without sign or leading zeros")
                 .arg(value.left(64)));
-    return n;
+    const auto id = parseTerm(slash < 0 ? QStringView() : whole.mid(slash + 1));
+    if (slash < 0 || !id)
+        return invalid(AckAnnotation, {},
+            QStringLiteral("'%1' is not <number>/<epoch id> (an id of 1 to %2 lowercase "
+                           "hexadecimal digits)")
+                .arg(whole.left(64))
+                .arg(MaxTermLength));
+    return Ack {n, *id};
 }
 
 } // namespace qcm::sharding

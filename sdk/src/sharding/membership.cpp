@@ -76,12 +76,12 @@ struct Membership::Private
     std::unique_ptr<Timer> expiry;
     MemberLiveness liveness; // holders are incarnations
     QStringList alive;
-    struct Ack
+    struct AckSeen
     {
         QString incarnation;
-        std::optional<quint64> ack;
+        std::optional<Ack> ack;
     };
-    QHash<QString, Ack> acks; // by Lease name
+    QHash<QString, AckSeen> acks; // by Lease name
     QHash<QString, QString> incarnations; // by Lease name: the one it showed last
     // By Lease name: expired, and a GET showed this incarnation and spec still.
     QHash<QString, MemberLiveness::Expired> confirmedGone;
@@ -98,7 +98,7 @@ struct Membership::Private
     quint64 termVersion = 0;
     quint64 ackVersion = 0;
     quint64 generation = 0; // bumped when an incarnation begins or ends
-    quint64 ackWritten = 0; // in this term
+    Ack ackWritten; // in this term; number 0: none
     bool ackInFlight = false;
     mutable std::mutex tokenMutex;
     LeaderToken token; // guarded by tokenMutex: valid only while `term` is written
@@ -284,7 +284,7 @@ void Membership::loseIncarnation(const QString &why)
 void Membership::endIncarnation()
 {
     ++d->generation;
-    d->ackWritten = 0;
+    d->ackWritten = {};
     d->ackInFlight = false;
     const bool had = !d->term.isEmpty();
     d->term.clear();
@@ -312,26 +312,27 @@ QStringList Membership::goneMembers() const
     return d->gone;
 }
 
-QHash<QString, quint64> Membership::acks() const
+QHash<QString, Ack> Membership::acks() const
 {
-    QHash<QString, quint64> result;
-    for (const Private::Ack &ack : std::as_const(d->acks))
-        if (ack.ack && !ack.incarnation.isEmpty())
-            result.insert(ack.incarnation, std::max(result.value(ack.incarnation), *ack.ack));
+    QHash<QString, Ack> result;
+    for (const Private::AckSeen &seen : std::as_const(d->acks))
+        if (seen.ack && !seen.incarnation.isEmpty()
+            && seen.ack->number >= result.value(seen.incarnation).number)
+            result.insert(seen.incarnation, *seen.ack);
     return result;
 }
 
-QFuture<std::optional<Error>> Membership::acknowledge(quint64 epoch)
+QFuture<std::optional<Error>> Membership::acknowledge(const Ack &epoch)
 {
     if (d->term.isEmpty())
         return finished(Error {QStringLiteral("membership"), QStringLiteral("ack"),
-            QStringLiteral("no membership term to acknowledge epoch %1 in").arg(epoch)});
-    if (epoch <= d->ackWritten)
+            QStringLiteral("no membership term to acknowledge epoch %1 in").arg(epoch.number)});
+    if (epoch.number <= d->ackWritten.number)
         return finished(std::nullopt); // acks only grow
     return writeAck(epoch);
 }
 
-QFuture<std::optional<Error>> Membership::writeAck(quint64 epoch)
+QFuture<std::optional<Error>> Membership::writeAck(const Ack &epoch)
 {
     // A JSON patch: the test makes the ack land only on the Lease of this term.
     const QString annotations = QStringLiteral("/metadata/annotations/");
@@ -344,7 +345,7 @@ QFuture<std::optional<Error>> Membership::writeAck(quint64 epoch)
                                         {QStringLiteral("value"), d->term}},
                             QJsonObject {{QStringLiteral("op"), QStringLiteral("add")},
                                 {QStringLiteral("path"), pointer(AckAnnotation)},
-                                {QStringLiteral("value"), QString::number(epoch)}}})
+                                {QStringLiteral("value"), epoch.toString()}}})
               .toJson(QJsonDocument::Compact);
     auto promise = leaderelection::detail::startedPromise<std::optional<Error>>();
     d->ackInFlight = true;
@@ -357,17 +358,18 @@ QFuture<std::optional<Error>> Membership::writeAck(quint64 epoch)
             std::optional<Error> error;
             if (!lease)
                 error = Error {QStringLiteral("membership"),
-                    QStringLiteral("write ack %1 on lease %2").arg(epoch).arg(name),
+                    QStringLiteral("write ack %1 on lease %2").arg(epoch.toString(), name),
                     lease.error().toString()};
             if (generation == d->generation) {
                 d->ackInFlight = false;
-                if (!error && epoch >= d->ackWritten) {
+                if (!error && epoch.number >= d->ackWritten.number) {
                     d->ackWritten = epoch;
                     d->ackVersion = lease->resourceVersion().toULongLong();
                 }
             } else if (!error) {
                 error = Error {QStringLiteral("membership"), QStringLiteral("ack"),
-                    QStringLiteral("the term ended while ack %1 was written").arg(epoch)};
+                    QStringLiteral("the term ended while ack %1 was written")
+                        .arg(epoch.toString())};
             }
             leaderelection::detail::fulfil(promise, std::move(error));
         });
@@ -395,7 +397,7 @@ QString Membership::incarnationOf(const Object &lease) const
     return sharding::incarnation(holder, *parsed);
 }
 
-void Membership::checkOwnLease(const Object &lease, std::optional<quint64> ack)
+void Membership::checkOwnLease(const Object &lease, const std::optional<Ack> &ack)
 {
     if (d->term.isEmpty())
         return; // no term yet
@@ -410,14 +412,13 @@ void Membership::checkOwnLease(const Object &lease, std::optional<quint64> ack)
                             .arg(d->leaseName, shown.left(64), lease.uid(), d->term, d->uid));
         return;
     }
-    if (d->ackWritten > 0 && ack.value_or(0) < d->ackWritten && !d->ackInFlight
+    if (d->ackWritten.number > 0 && (!ack || ack->number < d->ackWritten.number) && !d->ackInFlight
         && later(lease.resourceVersion(), d->ackVersion)) {
         // Lost: someone wrote the Lease after the ack without it.
         qCInfo(lcMembership).noquote()
             << QStringLiteral("lease %1 shows ack %2, not %3: writing it again")
                    .arg(d->leaseName)
-                   .arg(ack ? QString::number(*ack) : QStringLiteral("none"))
-                   .arg(d->ackWritten);
+                   .arg(ack ? ack->toString() : QStringLiteral("none"), d->ackWritten.toString());
         whenFinished(writeAck(d->ackWritten), d->mailbox, [](const std::optional<Error> &error) {
             if (error)
                 qCWarning(lcMembership).noquote() << error->toString();
@@ -442,7 +443,7 @@ void Membership::onLease(const Object &lease)
     if (confirmed != d->confirmedGone.cend()
         && (confirmed->rawSpec != rawSpec || confirmed->holder != member))
         d->confirmedGone.remove(lease.name());
-    Private::Ack ack {member, std::nullopt};
+    Private::AckSeen ack {member, std::nullopt};
     const QMap<QString, QString> annotations = lease.annotations();
     if (annotations.contains(AckAnnotation)) {
         const auto parsed = parseAck(annotations.value(AckAnnotation));

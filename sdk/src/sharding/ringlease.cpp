@@ -30,6 +30,7 @@ struct RingLease::Private
     std::optional<Object> lease; // as last read
     leaderelection::LeaderToken token;
     QStringList alive;
+    QList<Ack> acks;
     quint64 highestAck = 0;
     std::optional<TimePoint> differingSince;
     bool writing = false;
@@ -101,14 +102,26 @@ void RingLease::setLeader(const leaderelection::LeaderToken &token)
     evaluate();
 }
 
-void RingLease::setMembers(const QStringList &alive, quint64 highestAck)
+void RingLease::setMembers(const QStringList &alive, const QList<Ack> &acks)
 {
     const QStringList members = Epoch::make(0, alive).members;
     if (members != d->alive)
         d->differingSince.reset(); // a new set gets its own dwell: a flap is not written
     d->alive = members;
-    d->highestAck = highestAck;
+    d->acks = acks;
+    d->highestAck = 0;
+    for (const Ack &ack : acks)
+        d->highestAck = std::max(d->highestAck, ack.number);
     evaluate();
+}
+
+bool RingLease::unread() const
+{
+    for (const Ack &ack : std::as_const(d->acks))
+        if (ack.number > d->epoch.number
+            || (ack.number == d->epoch.number && ack.epoch != d->epoch.id))
+            return true;
+    return false;
 }
 
 void RingLease::onLease(const Object &lease)
@@ -124,14 +137,20 @@ void RingLease::onLease(const Object &lease)
         else if (parsed->number > d->epoch.number) {
             d->epoch = *parsed;
             emit epochChanged(d->epoch);
-        }
+        } else if (parsed->number == d->epoch.number && parsed->id != d->epoch.id)
+            qCWarning(lcRing).noquote()
+                << QStringLiteral("lease %1/%2: epoch %3 written again with another id (%4, "
+                                  "read %5 before); ignored until a newer one")
+                       .arg(lease.namespaceName(), lease.name())
+                       .arg(parsed->number)
+                       .arg(parsed->id, d->epoch.id);
     }
     evaluate();
 }
 
 void RingLease::evaluate()
 {
-    if (!d->token.isValid() || d->alive.isEmpty() || d->alive == d->epoch.members) {
+    if (!d->token.isValid() || d->alive.isEmpty() || (d->alive == d->epoch.members && !unread())) {
         d->differingSince.reset();
         d->timer->stop();
         return;
@@ -157,7 +176,7 @@ void RingLease::write()
                    .arg(number);
         return;
     }
-    const Epoch next = Epoch::make(number, d->alive);
+    const Epoch next = Epoch::make(number, d->alive, newTerm(), d->epoch.id);
     Object lease;
     QByteArray verb;
     QString path = LeaseLock::Leases.collectionPath(d->config.namespaceName);

@@ -3,6 +3,8 @@
 
 #include <QtCore/QSet>
 
+#include <limits>
+
 namespace qcm::sharding {
 
 ShardGate::ShardGate(QString incarnation, int virtualNodes)
@@ -23,10 +25,13 @@ void ShardGate::setEpoch(const Epoch &epoch)
             return; // lists an earlier incarnation of this member (or none yet): not served
         identities.append(identity.toString());
     }
-    if (!m_chain.empty() && epoch.number != m_chain.back().epoch.number + 1) {
-        // A gap: epochs this member never read, whose lists it cannot know. Others will count
-        // its ack of this one as having gone through them, so it starts again from nothing:
-        // no base, and no ack before every reconcile in flight has ended.
+    if (!m_chain.empty()
+        && (epoch.number != m_chain.back().epoch.number + 1
+            || epoch.previous != m_chain.back().epoch.id)) {
+        // A gap: epochs this member never read, whose lists it cannot know (or an epoch
+        // written over another one than it read). Others will count its ack of this one as
+        // having gone through them, so it starts again from nothing: no base, and no ack
+        // before every reconcile in flight has ended.
         m_chain.clear();
         m_basePassed = false;
     }
@@ -35,6 +40,15 @@ void ShardGate::setEpoch(const Epoch &epoch)
 
 void ShardGate::setGroup(
     const QHash<QString, quint64> &acks, const QStringList &alive, const QStringList &gone)
+{
+    QHash<QString, Ack> withIds;
+    for (auto it = acks.cbegin(); it != acks.cend(); ++it)
+        withIds.insert(it.key(), Ack {it.value(), {}});
+    setGroup(withIds, alive, gone);
+}
+
+void ShardGate::setGroup(
+    const QHash<QString, Ack> &acks, const QStringList &alive, const QStringList &gone)
 {
     m_acks = acks;
     m_alive = alive;
@@ -95,6 +109,22 @@ std::optional<quint64> ShardGate::pendingAck() const
     return m_chain.back().epoch.number;
 }
 
+Ack ShardGate::ackOf(quint64 number) const
+{
+    for (const Link &link : m_chain)
+        if (link.epoch.number == number)
+            return Ack {number, link.epoch.id};
+    return Ack {number, {}};
+}
+
+quint64 ShardGate::effective(const Ack &ack) const
+{
+    for (const Link &link : m_chain)
+        if (link.epoch.number == ack.number)
+            return link.epoch.id == ack.epoch ? ack.number : std::numeric_limits<quint64>::max();
+    return ack.number;
+}
+
 bool ShardGate::acknowledged(quint64 epoch)
 {
     if (epoch <= m_acked)
@@ -150,11 +180,12 @@ void ShardGate::checkBarrier()
     for (const QString &m : std::as_const(m_gone))
         waitFor.remove(m);
     for (const QString &m : std::as_const(waitFor))
-        if (m_acks.value(m, 0) < e)
+        if (effective(m_acks.value(m)) < e)
             return; // not acked (or not seen yet): wait
-    for (auto it = m_acks.cbegin(); it != m_acks.cend(); ++it)
-        if (it.value() > e)
-            return; // someone entered a newer epoch: this one is stale, read that one first
+    for (const Ack &ack : std::as_const(m_acks))
+        if (effective(ack) > e)
+            return; // someone entered a newer epoch (or another epoch of a number in the
+                    // chain): this one is stale, read that one first
     // Passed: the served epoch is the new base; the epochs read after it stay in the chain.
     m_chain.erase(m_chain.begin(), m_chain.begin() + served);
     m_basePassed = true;

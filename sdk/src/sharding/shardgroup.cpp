@@ -187,12 +187,9 @@ quint64 ShardGroup::baseEpoch() const
 
 void ShardGroup::feedGroup()
 {
-    const QHash<QString, quint64> acks = d->membership->acks();
+    const QHash<QString, Ack> acks = d->membership->acks();
     const QStringList alive = d->membership->aliveMembers();
-    quint64 highest = 0;
-    for (const quint64 ack : acks)
-        highest = std::max(highest, ack);
-    d->ring->setMembers(alive, highest);
+    d->ring->setMembers(alive, acks.values());
     bool moved = false;
     {
         std::lock_guard lock(d->mutex);
@@ -210,18 +207,21 @@ void ShardGroup::maybeAck()
     if (d->acking || !d->membership->term().isValid())
         return;
     std::optional<quint64> epoch;
+    Ack ack;
     quint64 generation = 0;
     {
         std::lock_guard lock(d->mutex);
         if (d->stopped)
             return;
         epoch = d->gate->pendingAck();
+        if (epoch)
+            ack = d->gate->ackOf(*epoch);
         generation = d->generation;
     }
     if (!epoch)
         return;
     d->acking = true;
-    whenFinished(d->membership->acknowledge(*epoch), d->mailbox,
+    whenFinished(d->membership->acknowledge(ack), d->mailbox,
         [this, epoch = *epoch, generation](const std::optional<Error> &error) {
             d->acking = false;
             if (error) {

@@ -146,21 +146,22 @@ void tst_Membership::aGroupSeesItsMembersAcksAndLeaves()
     // An ack reaches the others; a lower one is not written.
     Membership &a = *replicas[0]->membership;
     const QString aIncarnation = a.incarnation();
-    auto acked = a.acknowledge(5);
+    auto acked = a.acknowledge(Ack {5, QStringLiteral("e5")});
     QTRY_VERIFY(acked.isFinished());
     QVERIFY2(!acked.result(), qPrintable(acked.result() ? acked.result()->toString() : QString()));
     for (auto &r : replicas)
-        QTRY_COMPARE_WITH_TIMEOUT(r->membership->acks().value(aIncarnation), quint64(5), 10000);
-    auto lower = a.acknowledge(3);
+        QTRY_COMPARE_WITH_TIMEOUT(
+            r->membership->acks().value(aIncarnation), (Ack {5, QStringLiteral("e5")}), 10000);
+    auto lower = a.acknowledge(Ack {3, QStringLiteral("e3")});
     QTRY_VERIFY(lower.isFinished());
     QTest::qWait(1500); // renewals go on meanwhile
-    QCOMPARE(replicas[1]->membership->acks().value(aIncarnation), quint64(5));
+    QCOMPARE(replicas[1]->membership->acks().value(aIncarnation), (Ack {5, QStringLiteral("e5")}));
     QVERIFY(
         kubectl({QStringLiteral("get"), QStringLiteral("lease"), QStringLiteral("-n"), m_ns,
                     Membership::leaseName(group, QStringLiteral("qcm-a")), QStringLiteral("-o"),
                     QStringLiteral("jsonpath={.metadata.annotations.scale-out\\.qcm\\.io/ack}")},
             &out));
-    QCOMPARE(out.trimmed(), QStringLiteral("5")); // the renewals kept the annotation
+    QCOMPARE(out.trimmed(), QStringLiteral("5/e5")); // the renewals kept the annotation
 
     // A graceful leave: the Lease is deleted, and the others drop c long before its lease
     // would have run out.
@@ -228,10 +229,11 @@ void tst_Membership::aReturningMemberIsANewIncarnation()
     x->membership->start();
     QTRY_VERIFY_WITH_TIMEOUT(x->membership->term().isValid(), 15000);
     const QString first = x->membership->incarnation();
-    auto acked = x->membership->acknowledge(4);
+    auto acked = x->membership->acknowledge(Ack {4, QStringLiteral("e4")});
     QTRY_VERIFY(acked.isFinished());
     QVERIFY(!acked.result());
-    QTRY_COMPARE_WITH_TIMEOUT(observer.membership->acks().value(first), quint64(4), 10000);
+    QTRY_COMPARE_WITH_TIMEOUT(
+        observer.membership->acks().value(first), (Ack {4, QStringLiteral("e4")}), 10000);
 
     x.reset(); // killed: no leave
     x = std::make_unique<Replica>(group, QStringLiteral("qcm-x"), m_ns);
@@ -248,10 +250,11 @@ void tst_Membership::aReturningMemberIsANewIncarnation()
     const QString lease = Membership::leaseName(group, QStringLiteral("qcm-x"));
     QCOMPARE(annotation(m_ns, lease, AckAnnotation), QString());
     // An ack of the new term lands; it starts from nothing (a lower number than before).
-    acked = x->membership->acknowledge(2);
+    acked = x->membership->acknowledge(Ack {2, QStringLiteral("e2")});
     QTRY_VERIFY(acked.isFinished());
     QVERIFY(!acked.result());
-    QTRY_COMPARE_WITH_TIMEOUT(observer.membership->acks().value(second), quint64(2), 10000);
+    QTRY_COMPARE_WITH_TIMEOUT(
+        observer.membership->acks().value(second), (Ack {2, QStringLiteral("e2")}), 10000);
     observer.membership->stop();
     x->membership->stop();
 }
@@ -264,15 +267,16 @@ void tst_Membership::aLostAckIsWrittenAgain()
     Replica x(group, QStringLiteral("qcm-x"), m_ns);
     x.membership->start();
     QTRY_VERIFY_WITH_TIMEOUT(x.membership->term().isValid(), 15000);
-    auto acked = x.membership->acknowledge(7);
+    auto acked = x.membership->acknowledge(Ack {7, QStringLiteral("e7")});
     QTRY_VERIFY(acked.isFinished());
     QVERIFY(!acked.result());
     const QString lease = Membership::leaseName(group, QStringLiteral("qcm-x"));
-    QTRY_COMPARE(annotation(m_ns, lease, AckAnnotation), QStringLiteral("7"));
+    QTRY_COMPARE(annotation(m_ns, lease, AckAnnotation), QStringLiteral("7/e7"));
     QVERIFY(kubectl({QStringLiteral("annotate"), QStringLiteral("lease"), QStringLiteral("-n"),
         m_ns, lease, AckAnnotation + QLatin1Char('-')}));
-    QTRY_COMPARE_WITH_TIMEOUT(annotation(m_ns, lease, AckAnnotation), QStringLiteral("7"), 10000);
-    QTRY_COMPARE(x.membership->acks().value(x.membership->incarnation()), quint64(7));
+    QTRY_COMPARE_WITH_TIMEOUT(
+        annotation(m_ns, lease, AckAnnotation), QStringLiteral("7/e7"), 10000);
+    QTRY_COMPARE(x.membership->acks().value(x.membership->incarnation()).number, quint64(7));
     x.membership->stop();
 }
 
@@ -306,7 +310,7 @@ void tst_Membership::aTermIdOrDeleteBySomeoneElseEndsTheIncarnation()
     QVERIFY(!kubectl({QStringLiteral("patch"), QStringLiteral("lease"), QStringLiteral("-n"), m_ns,
         lease, QStringLiteral("--type=json"),
         QStringLiteral(
-            R"(-p=[{"op":"test","path":"/metadata/annotations/scale-out.qcm.io~1term","value":"%1"},{"op":"add","path":"/metadata/annotations/scale-out.qcm.io~1ack","value":"9"}])")
+            R"(-p=[{"op":"test","path":"/metadata/annotations/scale-out.qcm.io~1term","value":"%1"},{"op":"add","path":"/metadata/annotations/scale-out.qcm.io~1ack","value":"9/e9"}])")
             .arg(first.mid(first.lastIndexOf('/') + 1))}));
     QCOMPARE(annotation(m_ns, lease, AckAnnotation), QString());
 

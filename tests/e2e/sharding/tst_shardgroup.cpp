@@ -176,7 +176,7 @@ void tst_ShardGroup::touchAndSettle(
             QStringList acks;
             const auto all = r->shards->membership().acks();
             for (auto it = all.cbegin(); it != all.cend(); ++it)
-                acks.append(it.key() + QLatin1Char('=') + QString::number(it.value()));
+                acks.append(it.key() + QLatin1Char('=') + it.value().toString());
             qWarning("%s: epoch %llu [%s], serving %llu, base %llu, target %llu; alive [%s], "
                      "gone [%s], acks [%s]",
                 qPrintable(r->id), r->shards->ring().epoch().number,

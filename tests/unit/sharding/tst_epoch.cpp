@@ -6,6 +6,7 @@
 #include <QtTest/QtTest>
 
 using namespace qcm::sharding;
+using namespace Qt::StringLiterals;
 
 class tst_Epoch : public QObject
 {
@@ -25,18 +26,24 @@ private slots:
 
 void tst_Epoch::roundTrip()
 {
-    const Epoch e = Epoch::make(7, {QStringLiteral("qcm-1/b2"), QStringLiteral("qcm-0/a1")});
-    QCOMPARE(e.toJson(), QByteArray(R"({"members":["qcm-0/a1","qcm-1/b2"],"number":7})"));
+    const Epoch e = Epoch::make(7, {QStringLiteral("qcm-1/b2"), QStringLiteral("qcm-0/a1")},
+        QStringLiteral("e7"), QStringLiteral("e6"));
+    QCOMPARE(e.toJson(),
+        QByteArray(R"({"id":"e7","members":["qcm-0/a1","qcm-1/b2"],"number":7,"previous":"e6"})"));
     const auto parsed = Epoch::fromJson(e.toJson());
     QVERIFY(parsed);
     QCOMPARE(*parsed, e);
-    const Epoch largest = Epoch::make(quint64(1) << 53, {QStringLiteral("a/0")});
+    const Epoch largest = Epoch::make(quint64(1) << 53, {QStringLiteral("a/0")}, u"1"_qs);
     QCOMPARE(Epoch::fromJson(largest.toJson())->number, quint64(1) << 53);
+    const auto first = Epoch::fromJson(R"({"number":1,"id":"ab","members":[]})"); // no previous
+    QVERIFY(first);
+    QCOMPARE(first->previous, QString());
 }
 
 void tst_Epoch::membersAreSortedAndUnique()
 {
-    const auto parsed = Epoch::fromJson(R"({"number":2,"members":["b/1","a/1","b/1","b/2"]})");
+    const auto parsed
+        = Epoch::fromJson(R"({"number":2,"id":"1","members":["b/1","a/1","b/1","b/2"]})");
     QVERIFY(parsed);
     QCOMPARE(parsed->members,
         (QStringList {QStringLiteral("a/1"), QStringLiteral("b/1"), QStringLiteral("b/2")}));
@@ -65,30 +72,37 @@ void tst_Epoch::badEpochs_data()
     QTest::newRow("string number")
         << QByteArray(R"({"number":"3","members":[]})")
         << prefix + QStringLiteral("number: not a whole number from 1 to 2^53");
-    QTest::newRow("members not a list") << QByteArray(R"({"number":3,"members":"a"})")
+    QTest::newRow("members not a list") << QByteArray(R"({"number":3,"id":"1","members":"a"})")
                                         << prefix + QStringLiteral("members: not a list");
-    QTest::newRow("empty member") << QByteArray(R"({"number":3,"members":["a/1",""]})")
+    QTest::newRow("empty member") << QByteArray(R"({"number":3,"id":"1","members":["a/1",""]})")
                                   << prefix + QStringLiteral("members[1]: not a non-empty string");
-    QTest::newRow("number member") << QByteArray(R"({"number":3,"members":[1]})")
+    QTest::newRow("number member") << QByteArray(R"({"number":3,"id":"1","members":[1]})")
                                    << prefix + QStringLiteral("members[0]: not a non-empty string");
-    QTest::newRow("long identity")
-        << QByteArray(R"({"number":3,"members":[")") + QByteArray(513, 'x') + QByteArray(R"(/1"]})")
-        << prefix
+    QTest::newRow("long identity") << QByteArray(R"({"number":3,"id":"1","members":[")")
+            + QByteArray(513, 'x') + QByteArray(R"(/1"]})")
+                                   << prefix
             + QStringLiteral("members[0]: an identity longer than the limit of 512 characters");
-    QTest::newRow("no term") << QByteArray(R"({"number":3,"members":["a/1","qcm-0"]})")
+    QTest::newRow("no term") << QByteArray(R"({"number":3,"id":"1","members":["a/1","qcm-0"]})")
                              << prefix
             + QStringLiteral("members[1]: not an incarnation, identity/term");
-    QTest::newRow("no identity") << QByteArray(R"({"number":3,"members":["/1"]})")
+    QTest::newRow("no identity") << QByteArray(R"({"number":3,"id":"1","members":["/1"]})")
                                  << prefix
             + QStringLiteral("members[0]: not an incarnation, identity/term");
-    QTest::newRow("bad term") << QByteArray(R"({"number":3,"members":["a/1","b/XY"]})")
+    QTest::newRow("bad term") << QByteArray(R"({"number":3,"id":"1","members":["a/1","b/XY"]})")
                               << prefix
             + QStringLiteral("members[1]: 'XY' is not a term id of 1 to 32 lowercase "
                              "hexadecimal digits");
-    QByteArray many = R"({"number":3,"members":[)";
+    QByteArray many = R"({"number":3,"id":"1","members":[)";
     for (int i = 0; i < 1025; ++i)
         many += (i ? ",\"m" : "\"m") + QByteArray::number(i) + "/1\"";
     many += "]}";
+    QTest::newRow("no id") << QByteArray(R"({"number":3,"members":[]})")
+                           << prefix
+            + QStringLiteral("id: not an id of 1 to 32 lowercase hexadecimal digits");
+    QTest::newRow("bad previous") << QByteArray(
+        R"({"number":3,"id":"1","previous":7,"members":[]})")
+                                  << prefix
+            + QStringLiteral("previous: not an id of 1 to 32 lowercase hexadecimal digits");
     QTest::newRow("too many members")
         << many << prefix + QStringLiteral("members: more than the limit of 1024 members");
     QTest::newRow("too large a value") << QByteArray(
@@ -107,41 +121,42 @@ void tst_Epoch::badEpochs()
 void tst_Epoch::acks_data()
 {
     QTest::addColumn<QString>("value");
-    QTest::addColumn<bool>("ok");
-    QTest::addColumn<quint64>("number");
-    QTest::newRow("0") << QStringLiteral("0") << true << quint64(0);
-    QTest::newRow("42") << QStringLiteral("42") << true << quint64(42);
-    QTest::newRow("max") << QStringLiteral("9007199254740992") << true
-                         << quint64(9007199254740992ull);
+    QTest::addColumn<QString>("error"); // empty: parses
+    const QString notNumber = QStringLiteral(
+        "scale-out.qcm.io/ack: '%1' is not a decimal number without sign or leading zeros");
+    const QString notAck = QStringLiteral("scale-out.qcm.io/ack: '%1' is not <number>/<epoch id> "
+                                          "(an id of 1 to 32 lowercase hexadecimal digits)");
+    QTest::newRow("0") << QStringLiteral("0/1") << QString();
+    QTest::newRow("42") << QStringLiteral("42/9f2c01ab77d0e413") << QString();
+    QTest::newRow("max") << QStringLiteral("9007199254740992/a") << QString();
     QTest::newRow("past the largest epoch")
-        << QStringLiteral("9007199254740993") << false << quint64(0);
-    QTest::newRow("overflow") << QStringLiteral("18446744073709551616") << false << quint64(0);
-    QTest::newRow("empty") << QString() << false << quint64(0);
-    QTest::newRow("leading zero") << QStringLiteral("07") << false << quint64(0);
-    QTest::newRow("sign") << QStringLiteral("+7") << false << quint64(0);
-    QTest::newRow("negative") << QStringLiteral("-1") << false << quint64(0);
-    QTest::newRow("space") << QStringLiteral(" 7") << false << quint64(0);
-    QTest::newRow("arabic-indic digit") << QStringLiteral("\u0663") << false << quint64(0);
+        << QStringLiteral("9007199254740993/a")
+        << QStringLiteral(
+               "scale-out.qcm.io/ack: 9007199254740993 is more than the largest epoch, 2^53");
+    QTest::newRow("overflow") << QStringLiteral("18446744073709551616/a")
+                              << notNumber.arg(QStringLiteral("18446744073709551616"));
+    QTest::newRow("empty") << QString() << notNumber.arg(QString());
+    QTest::newRow("leading zero") << QStringLiteral("07/a") << notNumber.arg(u"07"_qs);
+    QTest::newRow("sign") << QStringLiteral("+7/a") << notNumber.arg(u"+7"_qs);
+    QTest::newRow("negative") << QStringLiteral("-1/a") << notNumber.arg(u"-1"_qs);
+    QTest::newRow("space") << QStringLiteral(" 7/a") << notNumber.arg(u" 7"_qs);
+    QTest::newRow("arabic-indic digit")
+        << QStringLiteral("\u0663/a") << notNumber.arg(QStringLiteral("\u0663"));
+    QTest::newRow("no id") << QStringLiteral("7") << notAck.arg(u"7"_qs);
+    QTest::newRow("empty id") << QStringLiteral("7/") << notAck.arg(u"7/"_qs);
+    QTest::newRow("bad id") << QStringLiteral("7/A") << notAck.arg(u"7/A"_qs);
 }
 
 void tst_Epoch::acks()
 {
     QFETCH(QString, value);
-    QFETCH(bool, ok);
-    QFETCH(quint64, number);
+    QFETCH(QString, error);
     const auto parsed = parseAck(value);
-    QCOMPARE(bool(parsed), ok);
-    if (ok)
-        QCOMPARE(*parsed, number);
-    else if (value == QLatin1String("9007199254740993"))
-        QCOMPARE(parsed.error().toString(),
-            QStringLiteral("scale-out.qcm.io/ack: 9007199254740993 is more than the largest "
-                           "epoch, 2^53"));
+    QCOMPARE(bool(parsed), error.isEmpty());
+    if (parsed)
+        QCOMPARE(parsed->toString(), value);
     else
-        QCOMPARE(parsed.error().toString(),
-            QStringLiteral("scale-out.qcm.io/ack: '%1' is not a decimal number without sign or "
-                           "leading zeros")
-                .arg(value));
+        QCOMPARE(parsed.error().toString(), error);
 }
 
 void tst_Epoch::terms_data()

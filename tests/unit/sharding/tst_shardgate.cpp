@@ -24,6 +24,7 @@ private slots:
     void goneMembersAreSkipped();
     void anEpochSkippedOrNotYetAckedStillCounts();
     void aReturningMemberServesOnlyEpochsOfItsIncarnation();
+    void aNumberWrittenTwiceIsToldApartByItsId();
     void noKeyRunsTwiceUnderARandomSchedule_data();
     void noKeyRunsTwiceUnderARandomSchedule();
 };
@@ -271,6 +272,60 @@ void tst_ShardGate::aReturningMemberServesOnlyEpochsOfItsIncarnation()
     gx.setEpoch(Epoch::make(5, {x2, y}));
     QVERIFY(!gx.mayStart(k));
     QCOMPARE(gx.baseEpoch(), quint64(0));
+}
+
+// The ring annotation is lost after epoch 2 (id x) was read by A, and a new leader writes
+// another epoch 2 (id y) over nothing, which B reads. Numbers alone would let A count B's ack
+// of 2 as an ack of its 2, and the other way round. With ids: B sees that its 2 does not
+// follow the 1 it read (a gap: it starts again from nothing), and neither barrier passes on the
+// other's ack. The next epoch, written over 2y, is a gap for A: both hand over from nothing.
+void tst_ShardGate::aNumberWrittenTwiceIsToldApartByItsId()
+{
+    const QString a = QStringLiteral("a/1");
+    const QString b = QStringLiteral("b/1");
+    const QString c = QStringLiteral("c/1");
+    const Epoch e1 = Epoch::make(1, {a, b}, QStringLiteral("e1"));
+    const Epoch e2x = Epoch::make(2, {a, c}, QStringLiteral("e2x"), QStringLiteral("e1"));
+    const Epoch e2y = Epoch::make(2, {b, c}, QStringLiteral("e2y"));
+    const Epoch e3 = Epoch::make(3, {a, b, c}, QStringLiteral("e3"), QStringLiteral("e2y"));
+    const auto ack = [](quint64 n, const char *id) { return Ack {n, QLatin1String(id)}; };
+    ShardGate ga(a);
+    ShardGate gb(b);
+    for (ShardGate *g : {&ga, &gb}) {
+        g->setEpoch(e1);
+        QVERIFY(g->acknowledged(*g->pendingAck()));
+        QCOMPARE(g->ackOf(1), ack(1, "e1"));
+        g->setGroup({{a, ack(1, "e1")}, {b, ack(1, "e1")}}, {a, b}, {});
+        QCOMPARE(g->baseEpoch(), quint64(1));
+    }
+    ga.setEpoch(e2x);
+    ga.acknowledged(*ga.pendingAck());
+    QCOMPARE(ga.ackOf(2), ack(2, "e2x"));
+    gb.setEpoch(e2y); // previous is not e1: a gap
+    QCOMPARE(gb.baseEpoch(), quint64(0));
+    gb.acknowledged(*gb.pendingAck());
+    QCOMPARE(gb.ackOf(2), ack(2, "e2y"));
+    // c acks whichever 2 it read; every view has both acks of 2.
+    for (const Ack &cAck : {ack(2, "e2x"), ack(2, "e2y")}) {
+        const QHash<QString, Ack> acks {{a, ack(2, "e2x")}, {b, ack(2, "e2y")}, {c, cAck}};
+        ga.setGroup(acks, {a, b, c}, {});
+        gb.setGroup(acks, {a, b, c}, {});
+        QCOMPARE(ga.baseEpoch(), quint64(1)); // 2x does not pass
+        QCOMPARE(gb.baseEpoch(), quint64(0)); // nor 2y
+    }
+    // The next epoch is written over 2y: for A, a gap.
+    ga.setEpoch(e3);
+    gb.setEpoch(e3);
+    QCOMPARE(ga.baseEpoch(), quint64(0));
+    ga.acknowledged(*ga.pendingAck());
+    gb.acknowledged(*gb.pendingAck());
+    const QHash<QString, Ack> acks {{a, ack(3, "e3")}, {b, ack(3, "e3")}, {c, ack(3, "e3")}};
+    ga.setGroup(acks, {a, b, c}, {});
+    gb.setGroup(acks, {a, b, c}, {});
+    QCOMPARE(ga.baseEpoch(), quint64(3));
+    QCOMPARE(gb.baseEpoch(), quint64(3));
+    for (const QString &k : keys(200))
+        QVERIFY(!(ga.mayStart(k) && gb.mayStart(k)));
 }
 
 void tst_ShardGate::noKeyRunsTwiceUnderARandomSchedule_data()

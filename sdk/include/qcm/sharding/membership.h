@@ -42,6 +42,7 @@
 #include <qcm/clock.h>
 #include <qcm/leaderelection/leadertoken.h>
 #include <qcm/result.h>
+#include <qcm/sharding/epoch.h>
 
 #include <QtCore/QFuture>
 #include <QtCore/QHash>
@@ -98,10 +99,10 @@ public:
     // The incarnations known to be gone (see above); sorted.
     QStringList goneMembers() const;
     // Every incarnation's ack as the cache has it.
-    QHash<QString, quint64> acks() const;
+    QHash<QString, Ack> acks() const;
     // Writes ack = `epoch` on this member's Lease, unless it already wrote one as high in this
     // term. An error without a term.
-    QFuture<std::optional<Error>> acknowledge(quint64 epoch);
+    QFuture<std::optional<Error>> acknowledge(const Ack &epoch);
 
 signals:
     void termStarted(const qcm::leaderelection::LeaderToken &token);
@@ -120,8 +121,8 @@ private:
     void beginIncarnation(const leaderelection::LeaderToken &token);
     void endIncarnation();
     void loseIncarnation(const QString &why);
-    void checkOwnLease(const client::Object &lease, std::optional<quint64> ack);
-    QFuture<std::optional<Error>> writeAck(quint64 epoch);
+    void checkOwnLease(const client::Object &lease, const std::optional<Ack> &ack);
+    QFuture<std::optional<Error>> writeAck(const Ack &epoch);
 
     struct Private;
     std::unique_ptr<Private> d;

@@ -10,11 +10,14 @@
 // Only the group's leader writes, and only while the LeaderToken given to setLeader() is
 // valid (checked immediately before each write). When the alive members given to
 // setMembers() have differed from the epoch's list for `dwell` (one retryPeriod, so that a
-// renewal seen late does not make a new epoch), it writes epoch max(epoch, highest ack) + 1
-// with the alive members: a PUT carrying the resourceVersion it read (or a create, when the
-// Lease does not exist yet), so that of two leaders in a handover only one write succeeds. A
-// failed write is tried again after `dwell`, against what the informer has read meanwhile.
-// The highest ack keeps numbers growing even if the annotation was lost or edited.
+// renewal seen late does not make a new epoch), or a member has acked an epoch this one has
+// not read (a newer number, or the same number with another id: the annotation was lost and
+// written again), it writes epoch max(epoch, highest ack) + 1 with the alive members, a fresh
+// id, and `previous` = the id of the epoch it read: a PUT carrying the resourceVersion it read
+// (or a create, when the Lease does not exist yet), so that of two leaders in a handover only
+// one write succeeds. A failed write is tried again after `dwell`, against what the informer
+// has read meanwhile. The highest ack keeps numbers growing even if the annotation was lost or
+// edited, and the ids tell a number written twice apart.
 //
 // Thread safety: a RingLease belongs to the thread that created it and runs on its event
 // loop; call its methods there.
@@ -60,8 +63,8 @@ public:
     Epoch epoch() const;
     // Leads while `token` is valid; an invalid token makes this member a reader only.
     void setLeader(const leaderelection::LeaderToken &token);
-    // The alive members as this member sees them, and the highest ack in the group.
-    void setMembers(const QStringList &alive, quint64 highestAck);
+    // The alive members as this member sees them, and the acks in the group.
+    void setMembers(const QStringList &alive, const QList<Ack> &acks);
 
 signals:
     void epochChanged(const qcm::sharding::Epoch &epoch);
@@ -73,6 +76,7 @@ private:
     void onLease(const client::Object &lease);
     void evaluate();
     void write();
+    bool unread() const; // an ack of an epoch this one has not read
 
     struct Private;
     std::unique_ptr<Private> d;

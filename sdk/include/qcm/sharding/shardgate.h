@@ -22,9 +22,11 @@
 //     nothing starts, and nothing is acked, until every reconcile in flight has ended and the
 //     newest epoch's barrier has passed.
 //   * The barrier of the newest epoch acknowledged passes once every member of its list and
-//     every alive member has ack >= it, skipping members this observer knows are gone, and no
-//     member has acked a newer epoch (then this one is stale: read the newer first). It
-//     becomes the base.
+//     every alive member has acked it (its number and its id), skipping members this observer
+//     knows are gone, and no member has acked a newer epoch (then this one is stale: read the
+//     newer first) or another epoch of a number in the chain (a number written twice: wait
+//     for the leader's next epoch). It becomes the base.
+//   * An epoch whose `previous` is not the id of the last epoch read follows a gap as well.
 // owns() is for enqueueing: a member enqueues the keys it owns in the newest epoch it read.
 // reset(incarnation) (a new membership term) empties the chain and forgets the acks, and keeps
 // the reconciles in flight, which must end before the first ack. The membership term (its
@@ -56,6 +58,9 @@ public:
     // What Membership sees, by incarnation: every member's ack, the alive members, and the
     // members known to be gone (their Lease seen expired, or deleted, or its term replaced).
     void setGroup(
+        const QHash<QString, Ack> &acks, const QStringList &alive, const QStringList &gone);
+    // The same with acks of epochs without ids (for tests of epochs made without ids).
+    void setGroup(
         const QHash<QString, quint64> &acks, const QStringList &alive, const QStringList &gone);
 
     bool mayStart(QStringView shardKey) const;
@@ -66,6 +71,8 @@ public:
 
     // The epoch to acknowledge now, if any.
     std::optional<quint64> pendingAck() const;
+    // The ack of epoch `number` of the chain (its id); an empty id if it is not there.
+    Ack ackOf(quint64 number) const;
     // The ack of `epoch` was written. False when it was not newer than the last one.
     bool acknowledged(quint64 epoch);
     // A new membership term, with its incarnation: start again like a joiner (see above).
@@ -89,6 +96,9 @@ private:
     bool ownsIn(const HashRing &ring, QStringView shardKey) const;
     bool ownedThroughout(QStringView shardKey) const;
     qsizetype servedIndex() const; // of the newest acknowledged epoch in the chain; -1: none
+    // An ack as a number for the barrier: an ack of another epoch of a number in the chain
+    // counts as newer than everything (it blocks every barrier until the chain moves on).
+    quint64 effective(const Ack &ack) const;
     void checkBarrier();
 
     QString m_incarnation;
@@ -97,7 +107,7 @@ private:
     std::vector<Link> m_chain; // [0] is the base when m_basePassed
     bool m_basePassed = false;
     quint64 m_acked = 0; // the newest epoch acknowledged
-    QHash<QString, quint64> m_acks;
+    QHash<QString, Ack> m_acks;
     QStringList m_alive;
     QStringList m_gone;
     QHash<QString, int> m_inFlight;
