@@ -13,6 +13,7 @@
 #include "config/options.h"
 #include "controllers/controllermanager.h"
 #include "leadership/leadership.h"
+#include "leadership/scaleout.h"
 #include "logging.h"
 #include "plugins/pluginhost.h"
 #include "plugins/pluginstatemetrics.h"
@@ -114,12 +115,6 @@ int run(const ControllerManagerConfig &config, const Options &flags, PluginHost 
     metrics::Registry registry;
     registry.registerCollectable(std::make_shared<ProcessMetrics>());
     registry.registerCollectable(std::make_shared<PluginStateMetrics>(plugins));
-    // Handlers choose their own resync period (ControllerContext::resyncPeriod()).
-    cache::SharedInformerFactory informers(&restClient, Duration::zero());
-    ControllerManager manager(
-        config, plugins, {&restClient, &informers, &registry, nullptr, &events});
-    Reloader reloader(flags, plugins, manager); // SIGHUP and file changes (docs/host.md)
-
     std::unique_ptr<Leadership> leadership;
     if (config.leaderElection.leaderElect) {
         Result<std::unique_ptr<Leadership>> created = Leadership::create(
@@ -135,6 +130,25 @@ int run(const ControllerManagerConfig &config, const Options &flags, PluginHost 
                        .arg(formatDuration(config.controllerShutdownTimeout),
                            formatDuration(config.leaderElection.renewDeadline));
     }
+    // Scale-out (docs/scale-out.md): the group of the controllers with shards: auto.
+    std::unique_ptr<ScaleOut> scaleOut;
+    if (!config.scaleOutGroup.isEmpty()) {
+        if (!leadership)
+            return failWith(Error {config.file, QStringLiteral("scaleOut.group"),
+                QStringLiteral("needs leaderElection.leaderElect (the group's leader writes its "
+                               "epochs)")});
+        Result<std::unique_ptr<ScaleOut>> created = ScaleOut::create(config, *leadership);
+        if (!created)
+            return failWith(created.error());
+        scaleOut = std::move(*created);
+    }
+
+    // Handlers choose their own resync period (ControllerContext::resyncPeriod()).
+    cache::SharedInformerFactory informers(&restClient, Duration::zero());
+    ControllerManager manager(config, plugins,
+        {&restClient, &informers, &registry, nullptr, &events,
+            scaleOut ? scaleOut->group() : nullptr});
+    Reloader reloader(flags, plugins, manager); // SIGHUP and file changes (docs/host.md)
 
     Watchdog watchdog(config.stallTimeout, &registry);
     watchdog.start();
@@ -165,10 +179,8 @@ int run(const ControllerManagerConfig &config, const Options &flags, PluginHost 
             return failWith(*error);
     }
 
-    QObject::connect(&signalWatcher, &SignalWatcher::shutdownRequested, &manager, [&] {
-        reloader.shutdown(); // first: it may be stopping a controller
-        manager.stopAll(); // unloading waits until the event loop has ended
-        // With releaseOnCancel, the lease is released now that the controllers have stopped.
+    // With releaseOnCancel, the lease is released once the controllers have stopped.
+    const auto releaseAndExit = [&] {
         if (leadership && leadership->elector()->isRunning()) {
             QObject::connect(leadership->elector(), &leaderelection::LeaderElector::finished,
                 &manager, [] { QCoreApplication::exit(0); });
@@ -176,7 +188,17 @@ int run(const ControllerManagerConfig &config, const Options &flags, PluginHost 
         } else {
             QCoreApplication::exit(0);
         }
+    };
+    QObject::connect(&signalWatcher, &SignalWatcher::shutdownRequested, &manager, [&] {
+        reloader.shutdown(); // first: it may be stopping a controller
+        manager.stopAll(); // unloading waits until the event loop has ended
+        if (scaleOut) // no sharded reconcile runs any more: the others may take the keys now
+            scaleOut->leave(releaseAndExit);
+        else
+            releaseAndExit();
     });
+    if (scaleOut)
+        scaleOut->start();
     manager.start();
     QObject::connect(&signalWatcher, &SignalWatcher::reloadRequested, &reloader,
         [&reloader] { reloader.reload(QStringLiteral("SIGHUP")); });

@@ -13,6 +13,7 @@
 #include <QtCore/QDir>
 #include <QtCore/QFile>
 #include <QtCore/QFileInfo>
+#include <QtCore/QRegularExpression>
 #include <QtCore/QSet>
 
 #include <functional>
@@ -247,6 +248,12 @@ void readControllerConfig(Reader &r, const YAML::Node &node, ControllerManagerCo
                 body, entryPath, configFieldsUnder(QStringLiteral("controllerConfig.<name>"))))
             return;
         r.integer(body, "workers", entryPath, 1, 1000, [&](qint64 v) { entry.workers = int(v); });
+        r.value<ShardMode>(body, "shards", entryPath, QStringLiteral("none or auto"),
+            parseShardMode, [&](ShardMode m) { entry.shards = m; });
+        if (entry.shards == ShardMode::Auto && config.scaleOutGroup.isEmpty())
+            r.fail(join(entryPath, QStringLiteral("shards")),
+                QStringLiteral("auto needs scaleOut.group (a scale-out group to shard across)"),
+                body["shards"]);
         r.duration(body, "resyncPeriod", entryPath, [&](Duration d) { entry.resyncPeriod = d; });
         if (const YAML::Node settings = body["settings"]; settings && !settings.IsNull()) {
             const QString settingsPath = join(entryPath, QStringLiteral("settings"));
@@ -274,6 +281,31 @@ Result<LeaderElectionMode> parseLeaderElectionMode(const QString &text)
     if (text == QLatin1String("rejoin"))
         return LeaderElectionMode::Rejoin;
     return Error {{}, {}, QStringLiteral("must be run-or-die or rejoin, not %1").arg(quoted(text))};
+}
+
+Result<ShardMode> parseShardMode(const QString &text)
+{
+    if (text == QLatin1String("none"))
+        return ShardMode::None;
+    if (text == QLatin1String("auto"))
+        return ShardMode::Auto;
+    return Error {{}, {}, QStringLiteral("must be none or auto, not %1").arg(quoted(text))};
+}
+
+QString shardModeName(ShardMode mode)
+{
+    return mode == ShardMode::Auto ? QStringLiteral("auto") : QStringLiteral("none");
+}
+
+Result<QString> parseScaleOutGroup(const QString &text)
+{
+    static const QRegularExpression dnsLabel(QStringLiteral("^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"));
+    if (text.isEmpty() || (text.size() <= 46 && dnsLabel.match(text).hasMatch()))
+        return text;
+    return Error {{}, {},
+        QStringLiteral("must be a DNS label of at most 46 characters (lowercase letters, digits "
+                       "and '-'), not %1")
+            .arg(quoted(text.left(64)))};
 }
 
 QString leaderElectionModeName(LeaderElectionMode mode)
@@ -331,6 +363,18 @@ Result<ControllerManagerConfig> parseConfig(const QByteArray &yaml, const QStrin
         config.controllersOrigin = r.origin(QStringLiteral("controllers"), c);
     if (const YAML::Node le = root["leaderElection"]; le && !le.IsNull() && !r.failed())
         readLeaderElection(r, le, config.leaderElection);
+    if (const YAML::Node so = root["scaleOut"]; so && !so.IsNull() && !r.failed()) {
+        const QString p = QStringLiteral("scaleOut");
+        if (r.checkMap(so, p, configFieldsUnder(p))) {
+            r.value<QString>(so, "group", p, QStringLiteral("a DNS label"), parseScaleOutGroup,
+                [&](const QString &g) { config.scaleOutGroup = g; });
+            if (!config.scaleOutGroup.isEmpty() && !config.leaderElection.leaderElect)
+                r.fail(QStringLiteral("scaleOut.group"),
+                    QStringLiteral("needs leaderElection.leaderElect (the group's leader writes "
+                                   "its epochs)"),
+                    so["group"]);
+        }
+    }
     if (const YAML::Node serving = root["serving"]; serving && !serving.IsNull() && !r.failed()) {
         const QString path = QStringLiteral("serving");
         if (r.checkMap(serving, path, configFieldsUnder(path))) {

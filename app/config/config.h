@@ -75,10 +75,22 @@ struct ServingAuthConfig
     Duration denyCacheTtl = 10s; // --authorization-webhook-cache-unauthorized-ttl
 };
 
+// How a controller's keys are spread across the replicas (docs/scale-out.md).
+enum class ShardMode {
+    None, // "none": it runs where its plugin's metadata says (the leader, or every replica)
+    Auto, // "auto": on every replica of scaleOut.group, each reconciling the keys it owns
+};
+// "none" or "auto"; anything else is an error naming both.
+Result<ShardMode> parseShardMode(const QString &text);
+QString shardModeName(ShardMode mode);
+// A scale-out group's name: a DNS label of at most 46 characters (its Lease names add 17).
+Result<QString> parseScaleOutGroup(const QString &text);
+
 // One controller's entry under controllerConfig.
 struct ControllerConfig
 {
     std::optional<int> workers; // default 1
+    ShardMode shards = ShardMode::None;
     std::optional<Duration> resyncPeriod; // default: random in [minResyncPeriod, 2x)
     QVariantMap settings; // handed to the plugin as is
     Origin origin;
@@ -99,6 +111,7 @@ struct ControllerManagerConfig
     QStringList controllers {QStringLiteral("*")};
     Origin controllersOrigin {{}, QStringLiteral("controllers"), {}};
     LeaderElectionConfig leaderElection;
+    QString scaleOutGroup; // scaleOut.group; empty: no scale-out (docs/scale-out.md)
     QString bindAddress = QStringLiteral("0.0.0.0");
     int securePort = 10257; // 0 serves nothing
     QString tlsCertFile; // both empty: a self-signed pair (serving/selfsignedcert.h)

@@ -47,14 +47,15 @@ bool sameSettings(const QVariantMap &a, const QVariantMap &b)
 bool operator==(const ControllerSpec &a, const ControllerSpec &b)
 {
     // minResyncPeriod only matters to a controller without a resync period of its own.
-    return a.workers == b.workers && a.resyncPeriod == b.resyncPeriod
+    return a.workers == b.workers && a.sharded == b.sharded && a.resyncPeriod == b.resyncPeriod
         && (a.resyncPeriod || a.minResyncPeriod == b.minResyncPeriod)
         && sameSettings(a.settings, b.settings);
 }
 
 bool ControllerSpec::matches(const ControllerContext &context) const
 {
-    if (context.workers() != workers || !sameSettings(context.settings(), settings))
+    if (context.workers() != workers || !sameSettings(context.settings(), settings)
+        || (context.shardFilter() != nullptr) != sharded)
         return false;
     const Duration resync = context.resyncPeriod();
     if (resyncPeriod)
@@ -62,11 +63,17 @@ bool ControllerSpec::matches(const ControllerContext &context) const
     return resync >= minResyncPeriod && resync < 2 * minResyncPeriod;
 }
 
+bool isSharded(const ControllerManagerConfig &config, const QString &name)
+{
+    return !config.scaleOutGroup.isEmpty()
+        && config.controllerConfig.value(name).shards == ShardMode::Auto;
+}
+
 ControllerSpec controllerSpec(const ControllerManagerConfig &config, const QString &name)
 {
     const ControllerConfig entry = config.controllerConfig.value(name);
-    return ControllerSpec {
-        entry.workers.value_or(1), entry.resyncPeriod, config.minResyncPeriod, entry.settings};
+    return ControllerSpec {entry.workers.value_or(1), entry.resyncPeriod, config.minResyncPeriod,
+        entry.settings, isSharded(config, name)};
 }
 
 namespace {
@@ -200,6 +207,7 @@ ConfigDiff diffConfigs(const ControllerManagerConfig &running, const ControllerM
     r.field("leaderElection.resourceNamespace", a.resourceNamespace, b.resourceNamespace);
     r.field("leaderElection.releaseOnCancel", a.releaseOnCancel, b.releaseOnCancel);
     r.field("leaderElection.mode", a.mode, b.mode);
+    r.field("scaleOut.group", running.scaleOutGroup, next.scaleOutGroup);
     r.field("serving.bindAddress", running.bindAddress, next.bindAddress);
     r.field("serving.securePort", running.securePort, next.securePort);
     r.field("serving.tlsCertFile", running.tlsCertFile, next.tlsCertFile);

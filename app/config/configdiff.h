@@ -10,8 +10,8 @@
 //     (docs/host.md, "Changes without restart").
 //   * enabled / disabled: controllers the `controllers` list turns on or off;
 //   * changed: controllers enabled in both whose ControllerSpec differs (their workers,
-//     resyncPeriod or settings, or minResyncPeriod when they have no resyncPeriod of their
-//     own): those are restarted, and no other.
+//     shards, resyncPeriod or settings, or minResyncPeriod when they have no resyncPeriod of
+//     their own): those are restarted, and no other.
 //
 // controllerShutdownTimeout and minResyncPeriod themselves apply to what happens next (the
 // next stop, the next controller created) and need nothing restarted.
@@ -35,6 +35,7 @@ struct ControllerSpec
     std::optional<Duration> resyncPeriod; // its own; none: random in [minResyncPeriod, 2x)
     Duration minResyncPeriod {};
     QVariantMap settings;
+    bool sharded = false; // isSharded()
 
     // Whether a Controller created with `context` is what this spec would create now. A
     // resync period drawn at random from [minResyncPeriod, 2x) still matches while it lies
@@ -45,6 +46,8 @@ struct ControllerSpec
 };
 
 ControllerSpec controllerSpec(const ControllerManagerConfig &config, const QString &name);
+// The controller's entry says shards: auto, and there is a scale-out group.
+bool isSharded(const ControllerManagerConfig &config, const QString &name);
 
 struct ConfigDiff
 {

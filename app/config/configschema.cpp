@@ -73,6 +73,12 @@ QList<ConfigField> build()
         field("leaderElection.mode", "string", "run-or-die", "--leader-elect-mode", Restart,
             "A leader that loses the lease: run-or-die exits with status 1; rejoin stops its "
             "controllers and campaigns again."),
+        field("scaleOut", "map", "", "", Restart,
+            "Scale-out: replicas that share the keys of sharded controllers (docs/scale-out.md)."),
+        field("scaleOut.group", "DNS label", "", "", Restart,
+            "The group's name, at most 46 characters; every replica with the same group and "
+            "leader-election namespace shares the work of the controllers with shards: auto. "
+            "Needs leaderElection.leaderElect. Empty: no scale-out."),
         field("serving", "map", "", "", Restart, "The health, metrics and configz endpoints."),
         field("serving.bindAddress", "IP address", "0.0.0.0", "--bind-address", Restart,
             "Where /healthz, /livez, /readyz, /metrics and /configz are served."),
@@ -159,6 +165,10 @@ QList<ConfigField> build()
             "empty entry is allowed."),
         field("controllerConfig.<name>.workers", "integer 1-1000", "1", "", Yes,
             "How many keys the controller reconciles at once."),
+        field("controllerConfig.<name>.shards", "string", "none", "", Yes,
+            "auto: the controller runs on every replica of scaleOut.group, and each reconciles "
+            "the keys that hash to it, whatever the plugin's needsLeaderElection; none: it runs "
+            "as its plugin's metadata says. Changing it restarts the controller."),
         field("controllerConfig.<name>.resyncPeriod", "duration", "minResyncPeriod", "", Yes,
             "How often its handlers get every cached object again; 0s: never."),
         field("controllerConfig.<name>.settings", "map", "", "", Yes,

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "controllers/controllermanager.h"
 
+#include "config/configdiff.h"
 #include "config/duration.h"
 #include "logging.h"
 
@@ -40,6 +41,8 @@ ControllerContext ControllerManager::contextFor(const PluginSpec &plugin) const
             m_services.eventBroadcaster->newRecorder({eventSourceComponent(plugin.name()), {}}));
     if (m_leading && requiresLeader(plugin))
         context.setLeaderToken(m_term);
+    if (isSharded(plugin))
+        context.setShardFilter(m_services.shardFilter);
     const ControllerConfig entry = m_config.controllerConfig.value(plugin.name());
     context.setWorkers(entry.workers.value_or(1));
     context.setSettings(entry.settings);
@@ -72,11 +75,14 @@ int ControllerManager::start()
             continue;
         }
         const ControllerContext context = contextFor(*plugin);
-        qCInfo(lcHost).noquote() << QStringLiteral(
-            "creating controller %1: %2 worker(s), resync %3")
-                                        .arg(plugin->name())
-                                        .arg(context.workers())
-                                        .arg(formatDuration(context.resyncPeriod()));
+        qCInfo(lcHost).noquote()
+            << QStringLiteral("creating controller %1: %2 worker(s), resync %3%4")
+                   .arg(plugin->name())
+                   .arg(context.workers())
+                   .arg(formatDuration(context.resyncPeriod()),
+                       context.shardFilter()
+                           ? QStringLiteral(", sharded across %1").arg(m_config.scaleOutGroup)
+                           : QString());
         if (plugin->configure(context))
             configured << plugin.get();
     }
@@ -94,7 +100,13 @@ int ControllerManager::start()
 
 bool ControllerManager::requiresLeader(const PluginSpec &plugin) const
 {
-    return m_config.leaderElection.leaderElect && plugin.metaData().needsLeaderElection;
+    return m_config.leaderElection.leaderElect && plugin.metaData().needsLeaderElection
+        && !isSharded(plugin);
+}
+
+bool ControllerManager::isSharded(const PluginSpec &plugin) const
+{
+    return m_services.shardFilter && host::isSharded(m_config, plugin.name());
 }
 
 int ControllerManager::startLeading(std::optional<leaderelection::LeaderToken> token)

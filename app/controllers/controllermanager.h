@@ -23,6 +23,11 @@
 // leader election carry it, and their Controller starts no reconcile once the term is over
 // (controller.h), so that a rejoin-mode drain does not reconcile without the lease.
 //
+// Scale-out (docs/scale-out.md): a controller whose entry says shards: auto, with
+// Services::shardFilter set (the host's ShardGroup of scaleOut.group), runs on every replica
+// from start(), whatever its plugin's needsLeaderElection, and its context carries the filter:
+// it enqueues and reconciles only the keys this replica owns.
+//
 // Events: with Services::eventBroadcaster (the host's one, on its REST client), every
 // context gets a recorder of it whose source component is eventSourceComponent(name).
 //
@@ -64,6 +69,8 @@ public:
         Clock *clock = nullptr; // null: Clock::system()
         // The host's: each context gets a recorder of it. Null: contexts without a recorder.
         record::EventBroadcaster *eventBroadcaster = nullptr;
+        // The scale-out group's filter (sharding::ShardGroup); null: no scale-out.
+        std::shared_ptr<sharding::ShardFilter> shardFilter;
     };
 
     ControllerManager(const ControllerManagerConfig &config, PluginHost &plugins,
@@ -87,8 +94,10 @@ public:
     void setConfig(const ControllerManagerConfig &config) { m_config = config; }
 
     const ControllerManagerConfig &config() const { return m_config; }
-    // Leader election is on and the plugin's metadata needs it.
+    // Leader election is on, the plugin's metadata needs it, and it is not sharded.
     bool requiresLeader(const PluginSpec &plugin) const;
+    // Its entry says shards: auto and there is a scale-out group.
+    bool isSharded(const PluginSpec &plugin) const;
     // Between startLeading() and stopLeading().
     bool isLeading() const { return m_leading; }
     // Starts the controllers that need leader election, in the term `token` stands for (none:

@@ -53,6 +53,8 @@ public:
     Q_DISABLE_COPY_MOVE(Leadership)
 
     leaderelection::LeaderElector *elector() const { return m_elector.get(); }
+    // The leader election's own REST client (also the scale-out group's, scaleout.h).
+    client::RestClient *client() const { return m_client.get(); }
     QString identity() const { return m_elector->identity(); }
     // The /healthz/leaderElection check: nothing when healthy.
     std::optional<QString> check() const;

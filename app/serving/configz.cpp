@@ -140,6 +140,7 @@ QJsonObject configzJson(const ControllerManagerConfig &config, const QStringList
         QJsonObject entry;
         if (it->workers)
             entry.insert(QStringLiteral("workers"), *it->workers);
+        entry.insert(QStringLiteral("shards"), shardModeName(it->shards));
         if (it->resyncPeriod)
             entry.insert(QStringLiteral("resyncPeriod"), formatDuration(*it->resyncPeriod));
         entry.insert(QStringLiteral("settings"), redactMap(it->settings, secrets));
@@ -169,6 +170,7 @@ QJsonObject configzJson(const ControllerManagerConfig &config, const QStringList
                 {QStringLiteral("resourceNamespace"), le.resourceNamespace},
                 {QStringLiteral("releaseOnCancel"), le.releaseOnCancel},
                 {QStringLiteral("mode"), leaderElectionModeName(le.mode)}}},
+        {QStringLiteral("scaleOut"), QJsonObject {{QStringLiteral("group"), config.scaleOutGroup}}},
         {QStringLiteral("serving"),
             QJsonObject {{QStringLiteral("bindAddress"), config.bindAddress},
                 {QStringLiteral("securePort"), config.securePort},

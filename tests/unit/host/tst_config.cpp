@@ -2,6 +2,7 @@
 // controller-manager.yaml: every field read, defaults kept, and every kind of bad input
 // refused with the file, the field, the reason and the position.
 #include "config/config.h"
+#include "config/configdiff.h"
 
 #include <QtTest/QtTest>
 
@@ -19,6 +20,7 @@ private slots:
     void everyField();
     void relativePaths();
     void settingsTypes();
+    void scaleOut();
     void badInput_data();
     void badInput();
     void unreadableFile();
@@ -186,6 +188,21 @@ void tst_Config::settingsTypes()
     QCOMPARE(map.value(QStringLiteral("b")), QVariant(QVariantList {QStringLiteral("x")}));
 }
 
+void tst_Config::scaleOut()
+{
+    const auto c = parse("scaleOut:\n  group: controllers\ncontrollerConfig:\n  foo:\n"
+                         "    shards: auto\n  bar:\n    shards: none\n  baz: {}\n");
+    QVERIFY2(c, qPrintable(c ? QString() : c.error().toString()));
+    QCOMPARE(c->scaleOutGroup, QStringLiteral("controllers"));
+    QCOMPARE(c->controllerConfig.value(QStringLiteral("foo")).shards, ShardMode::Auto);
+    QCOMPARE(c->controllerConfig.value(QStringLiteral("bar")).shards, ShardMode::None);
+    QCOMPARE(c->controllerConfig.value(QStringLiteral("baz")).shards, ShardMode::None);
+    QVERIFY(isSharded(*c, QStringLiteral("foo")));
+    QVERIFY(!isSharded(*c, QStringLiteral("bar")));
+    QVERIFY(!isSharded(*c, QStringLiteral("unnamed")));
+    QCOMPARE(ControllerManagerConfig().scaleOutGroup, QString()); // off by default
+}
+
 void tst_Config::badInput_data()
 {
     QTest::addColumn<QByteArray>("yaml");
@@ -207,7 +224,7 @@ void tst_Config::badInput_data()
     row("unknown top-level", "controllers: ['*']\nleaderElction: {}\n",
         "/etc/qcm/cm.yaml: leaderElction: unknown field; the fields here are apiVersion, kind, "
         "kubeconfig, master, clientConnection, pluginDirs, pluginTrust, controllers, "
-        "leaderElection, serving, limits, stateDir, watchdog, "
+        "leaderElection, scaleOut, serving, limits, stateDir, watchdog, "
         "controllerShutdownTimeout, minResyncPeriod, controllerConfig (line 2, column 1)");
     row("unknown nested", "leaderElection:\n  leaseDurationn: 15s\n",
         "/etc/qcm/cm.yaml: leaderElection.leaseDurationn: unknown field; the fields here are "
@@ -215,7 +232,7 @@ void tst_Config::badInput_data()
         "resourceNamespace, releaseOnCancel, mode (line 2, column 3)");
     row("unknown per controller", "controllerConfig:\n  foo:\n    worker: 2\n",
         "/etc/qcm/cm.yaml: controllerConfig.foo.worker: unknown field; the fields here are "
-        "workers, resyncPeriod, settings (line 3, column 5)");
+        "workers, shards, resyncPeriod, settings (line 3, column 5)");
     row("unknown in clientConnection", "clientConnection:\n  qpss: 3\n",
         "/etc/qcm/cm.yaml: clientConnection.qpss: unknown field; the fields here are qps, burst, "
         "maxResponseBytes, maxWatchEventBytes "
@@ -246,6 +263,24 @@ void tst_Config::badInput_data()
     row("workers fraction", "controllerConfig:\n  foo:\n    workers: 1.5\n",
         "/etc/qcm/cm.yaml: controllerConfig.foo.workers: must be an integer, not \"1.5\" (line 3, "
         "column 14)");
+    row("shards unknown", "scaleOut:\n  group: g\ncontrollerConfig:\n  foo:\n    shards: all\n",
+        "/etc/qcm/cm.yaml: controllerConfig.foo.shards: must be none or auto, not \"all\" (line 5, "
+        "column 13)");
+    row("shards without a group", "controllerConfig:\n  foo:\n    shards: auto\n",
+        "/etc/qcm/cm.yaml: controllerConfig.foo.shards: auto needs scaleOut.group (a scale-out "
+        "group to shard across) (line 3, column 13)");
+    row("group not a label", "scaleOut:\n  group: Controllers\n",
+        "/etc/qcm/cm.yaml: scaleOut.group: must be a DNS label of at most 46 characters "
+        "(lowercase letters, digits and '-'), not \"Controllers\" (line 2, column 10)");
+    row("group too long", "scaleOut:\n  group: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n",
+        "/etc/qcm/cm.yaml: scaleOut.group: must be a DNS label of at most 46 characters");
+    row("group without leader election",
+        "leaderElection:\n  leaderElect: false\nscaleOut:\n  group: g\n",
+        "/etc/qcm/cm.yaml: scaleOut.group: needs leaderElection.leaderElect (the group's leader "
+        "writes its epochs) (line 4, column 10)");
+    row("unknown in scaleOut", "scaleOut:\n  groups: g\n",
+        "/etc/qcm/cm.yaml: scaleOut.groups: unknown field; the fields here are group (line 2, "
+        "column 3)");
     row("port out of range", "serving:\n  securePort: 70000\n",
         "/etc/qcm/cm.yaml: serving.securePort: must be between 0 and 65535, not 70000 (line 2, "
         "column 15)");

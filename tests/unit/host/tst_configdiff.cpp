@@ -4,6 +4,8 @@
 // (app/config/configdiff.h).
 #include "config/configdiff.h"
 
+#include <qcm/sharding/shardfilter.h>
+
 #include <QtTest/QtTest>
 
 using namespace qcm;
@@ -30,6 +32,15 @@ namespace {
 const QSet<QString> Known {
     QStringLiteral("a"), QStringLiteral("b"), QStringLiteral("c"), QStringLiteral("opt")};
 const QSet<QString> DisabledByDefault {QStringLiteral("opt")};
+
+// A filter that owns every key: only whether a context has one matters here.
+class EveryKey : public qcm::sharding::ShardFilter
+{
+public:
+    bool owns(const QString &) const override { return true; }
+    Admission admit(const QString &) override { return Admission::Start; }
+    void finished(const QString &) override { }
+};
 
 ControllerManagerConfig parsed(const QByteArray &yaml)
 {
@@ -69,6 +80,15 @@ void tst_ConfigDiff::controllers_data()
         << QStringList {"a", "c"} << none;
     QTest::newRow("workers") << base << QByteArray(base).replace("workers: 2", "workers: 3") << none
                              << none << QStringList {"a"};
+    QTest::newRow("shards") << QByteArray("scaleOut: {group: g}\n") + base
+                            << QByteArray("scaleOut: {group: g}\n")
+            + QByteArray(base).replace("workers: 2", "workers: 2, shards: auto")
+                            << none << none << QStringList {"a"};
+    QTest::newRow("shards none written out is the default")
+        << QByteArray("scaleOut: {group: g}\n") + base
+        << QByteArray("scaleOut: {group: g}\n")
+            + QByteArray(base).replace("workers: 2", "workers: 2, shards: none")
+        << none << none << none;
     QTest::newRow("workers 1 written out is the default")
         << QByteArray("controllers: ['*']\n")
         << QByteArray("controllers: ['*']\ncontrollerConfig:\n  c: {workers: 1}\n") << none << none
@@ -143,6 +163,9 @@ void tst_ConfigDiff::restartOnlyFields_data()
         << QByteArray("kubeconfig: admin.conf\nleaderElection: {mode: rejoin}\n")
         << prefix + "leaderElection.mode" + restart
             + "run-or-die, the new configuration has rejoin) (line 2, column 24)";
+    QTest::newRow("scale-out group") << QByteArray("kubeconfig: admin.conf\nscaleOut: {group: g}\n")
+                                     << prefix + "scaleOut.group" + restart
+            + "\"\", the new configuration has \"g\") (line 2, column 19)";
     QTest::newRow("serving port") << QByteArray(
         "kubeconfig: admin.conf\nserving: {securePort: 0}\n")
                                   << prefix + "serving.securePort" + restart
@@ -218,6 +241,14 @@ void tst_ConfigDiff::specMatchesARunningContext()
     spec.settings.insert(QStringLiteral("y"), true);
     QVERIFY(!spec.matches(context));
     spec.settings = {{QStringLiteral("x"), QStringLiteral("1")}}; // a string, not 1
+    QVERIFY(!spec.matches(context));
+    spec.settings = {{QStringLiteral("x"), qint64(1)}};
+    QVERIFY(spec.matches(context));
+    spec.sharded = true; // shards: auto, but the context has no filter
+    QVERIFY(!spec.matches(context));
+    context.setShardFilter(std::make_shared<EveryKey>());
+    QVERIFY(spec.matches(context));
+    spec.sharded = false;
     QVERIFY(!spec.matches(context));
 }
 

@@ -18,6 +18,8 @@
 #include <qcm/record/eventbroadcaster.h>
 
 #include <QtCore/QTemporaryDir>
+#include <qcm/sharding/shardfilter.h>
+
 #include <QtTest/QtTest>
 
 #include <condition_variable>
@@ -65,7 +67,8 @@ private:
 // One plugin host, manager and fake informer factory; the ConfigMaps list waits for `gate`.
 struct Host
 {
-    explicit Host(const QStringList &fixtures, ControllerManagerConfig config)
+    explicit Host(const QStringList &fixtures, ControllerManagerConfig config,
+        std::shared_ptr<sharding::ShardFilter> shardFilter = nullptr)
         : informers(
             [gate = gate](const client::GroupVersionResource &,
                 const cache::SharedInformerFactory::InformerOptions &) {
@@ -84,7 +87,8 @@ struct Host
         if (std::optional<Error> error = plugins.select(config))
             qFatal("%s", qPrintable(error->toString()));
         manager = std::make_unique<ControllerManager>(config, plugins,
-            ControllerManager::Services {nullptr, &informers, &registry, nullptr, &events});
+            ControllerManager::Services {
+                nullptr, &informers, &registry, nullptr, &events, std::move(shardFilter)});
         checks = std::make_unique<HostChecks>(plugins, *manager, nullptr);
     }
     ~Host()
@@ -132,6 +136,15 @@ ControllerManagerConfig withLeaderElection(bool on, LeaderElectionMode mode)
     return config;
 }
 
+// A filter that owns every key: what matters here is which contexts carry it.
+class EveryKey : public sharding::ShardFilter
+{
+public:
+    bool owns(const QString &) const override { return true; }
+    Admission admit(const QString &) override { return Admission::Start; }
+    void finished(const QString &) override { }
+};
+
 const QString ConfigMaps = QStringLiteral("fixture-configmaps"); // needs leader election
 const QString Optional = QStringLiteral("fixture-optional"); // runs on every replica
 
@@ -148,6 +161,7 @@ private slots:
     void healthzReportsFailedPlugins();
     void contextsRecordWithTheHostsBroadcaster();
     void leadersControllersCarryTheirTerm();
+    void shardedControllersRunOnEveryReplicaWithTheFilter();
 };
 
 void tst_HostChecks::readinessFollowsLeadership()
@@ -319,6 +333,33 @@ void tst_HostChecks::leadersControllersCarryTheirTerm()
     term = host.plugin(ConfigMaps)->controller()->context().leaderToken();
     QVERIFY(term && term->isValid());
     QVERIFY(!host.plugin(Optional)->controller()->context().leaderToken());
+}
+
+// shards: auto with a scale-out group: the controller runs from start() on every replica,
+// although its plugin needs leader election, and its context carries the group's filter; the
+// others are as without scale-out. Without the group's filter, shards: auto changes nothing.
+void tst_HostChecks::shardedControllersRunOnEveryReplicaWithTheFilter()
+{
+    ControllerManagerConfig config = withLeaderElection(true, LeaderElectionMode::Rejoin);
+    config.scaleOutGroup = QStringLiteral("g");
+    config.controllerConfig[ConfigMaps].shards = ShardMode::Auto;
+    {
+        Host unsharded({ConfigMaps, Optional}, config);
+        QVERIFY(!unsharded.manager->isSharded(*unsharded.plugin(ConfigMaps)));
+        QVERIFY(unsharded.manager->requiresLeader(*unsharded.plugin(ConfigMaps)));
+    }
+    const auto filter = std::make_shared<EveryKey>();
+    Host host({ConfigMaps, Optional}, config, filter);
+    QVERIFY(host.manager->isSharded(*host.plugin(ConfigMaps)));
+    QVERIFY(!host.manager->requiresLeader(*host.plugin(ConfigMaps)));
+    QVERIFY(!host.manager->isSharded(*host.plugin(Optional)));
+    host.gate->release();
+    QCOMPARE(host.manager->start(), 2); // no leadership needed
+    QCOMPARE(host.plugin(ConfigMaps)->state(), PluginState::Running);
+    QCOMPARE(host.plugin(ConfigMaps)->controller()->context().shardFilter(),
+        std::shared_ptr<sharding::ShardFilter>(filter));
+    QVERIFY(!host.plugin(Optional)->controller()->context().shardFilter());
+    QCOMPARE(host.manager->startLeading(), 0); // nothing waited for leadership
 }
 
 QTEST_GUILESS_MAIN(tst_HostChecks)

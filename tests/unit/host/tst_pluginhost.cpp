@@ -283,7 +283,8 @@ void tst_PluginHost::goodPluginsRunWhileBrokenOnesFail()
         },
         Duration::zero());
     metrics::Registry registry;
-    ControllerManager manager(*config, host, {nullptr, &informers, &registry, nullptr});
+    ControllerManager manager(
+        *config, host, {nullptr, &informers, &registry, nullptr, nullptr, {}});
     QCOMPARE(manager.start(), 2);
 
     QMap<QString, const PluginSpec *> byName;

@@ -116,8 +116,10 @@ void tst_Server::initTestCase()
     m_config.kubeconfig = QStringLiteral("/etc/kubernetes/controller-manager.conf");
     m_config.master = QStringLiteral("https://admin:%1@10.0.0.1:6443").arg(Password);
     m_config.leaderElection.mode = LeaderElectionMode::Rejoin;
+    m_config.scaleOutGroup = QStringLiteral("controllers");
     ControllerConfig entry;
     entry.workers = 3;
+    entry.shards = ShardMode::Auto;
     entry.settings = {
         {QStringLiteral("labelSelector"), QStringLiteral("app=web")},
         {QStringLiteral("password"), QStringLiteral("plain-password-in-settings")},
@@ -303,6 +305,9 @@ void tst_Server::configzRedactsSecrets()
                                   .value(QStringLiteral("fixture-configmaps"))
                                   .toObject();
     QCOMPARE(entry.value(QStringLiteral("workers")).toInt(), 3);
+    QCOMPARE(entry.value(QStringLiteral("shards")).toString(), QStringLiteral("auto"));
+    QCOMPARE(config.value(QStringLiteral("scaleOut")).toObject().value(u"group").toString(),
+        QStringLiteral("controllers"));
     const QJsonObject settings = entry.value(QStringLiteral("settings")).toObject();
     QCOMPARE(settings.value(QStringLiteral("labelSelector")).toString(), QStringLiteral("app=web"));
     QCOMPARE(settings.value(QStringLiteral("replicas")).toInt(), 2);

@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: Apache-2.0
+// ScaleOut: this replica's part in its scale-out group, scaleOut.group (docs/scale-out.md,
+// "Configuration in the host").
+//
+//   * A sharding::ShardGroup in leaderElection.resourceNamespace, on the leader-election
+//     timings, whose identity is the leader election's: its membership Lease is renewed, and
+//     the group's Leases are watched, on the leadership's own REST client (leadership.h), so
+//     that they never queue behind controller traffic.
+//   * group() is the ShardFilter of the controllers with shards: auto
+//     (ControllerManager::Services::shardFilter).
+//   * The group's leader is the manager-scope leader: follow() hands the elector's terms to
+//     the group (startedLeading: it writes epochs; stoppedLeading: it stops).
+//   * leave() is the graceful leave of a shutdown, once the controllers have stopped: the
+//     membership Lease is deleted, so that the others take this replica's keys at once.
+//
+// Thread safety: the host's main thread only.
+#pragma once
+
+#include "config/config.h"
+#include "leadership/leadership.h"
+
+#include <qcm/cache/sharedinformerfactory.h>
+#include <qcm/sharding/shardgroup.h>
+
+#include <functional>
+#include <memory>
+
+namespace qcm::host {
+
+class ScaleOut
+{
+public:
+    // Needs config.scaleOutGroup; an error names the field.
+    static Result<std::unique_ptr<ScaleOut>> create(
+        const ControllerManagerConfig &config, Leadership &leadership);
+    ~ScaleOut();
+    Q_DISABLE_COPY_MOVE(ScaleOut)
+
+    std::shared_ptr<sharding::ShardGroup> group() const { return m_group; }
+    // Starts the membership, and gives the group each term of `leadership`'s elector.
+    void start();
+    // Leaves the group; `done` runs on the main thread once the Lease is gone (or its delete
+    // failed, which is logged: the others then drop this replica after leaseDuration).
+    void leave(std::function<void()> done);
+
+private:
+    ScaleOut() = default;
+
+    Leadership *m_leadership = nullptr;
+    // Declared first, destroyed last: the group's informers come from it.
+    std::unique_ptr<cache::SharedInformerFactory> m_informers;
+    std::shared_ptr<sharding::ShardGroup> m_group;
+};
+
+} // namespace qcm::host

@@ -1,0 +1,154 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""e2e: scale-out through the real qcm binary on the real kube-apiserver (docs/scale-out.md).
+
+Two replicas of one group (scaleOut.group) run fixture-configmaps with shards: auto, although
+its plugin needs leader election. Each replica's copy writes its own name into the annotation
+qcm.io/replica of the ConfigMaps it reconciles, so the annotation shows who owns each key:
+
+  * both replicas hold a membership Lease labelled with the group, each with its term id, and
+    the ring Lease's epoch lists both incarnations;
+  * every ConfigMap is reconciled, by one replica or the other, each owning a fair part;
+  * the owners do not flap: the annotations stay as they are while nothing changes;
+  * SIGTERM to one replica: it exits 0 after leaving (its Lease is deleted at once), and the
+    other takes every key, within seconds, not after the lease has expired.
+
+    test_scaleout.py --qcm BINARY --plugins FIXTURE_DIR
+"""
+import argparse
+import json
+import os
+import pathlib
+import shutil
+import signal
+import sys
+import tempfile
+import time
+
+HERE = pathlib.Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent / "leaderelection"))
+import qcmhost  # noqa: E402
+from qcmhost import check, wait  # noqa: E402
+from lecluster import Cluster  # noqa: E402
+
+CONFIGMAPS = "fixture-configmaps"
+KEYS = 40
+ANNOTATION = "qcm.io/replica"
+GROUP_LABEL = "scale-out.qcm.io/group"
+
+
+def owners(cluster, ns):
+    """{ConfigMap name: the replica named in its annotation, or None}."""
+    items = json.loads(cluster.kubectl("get", "configmaps", "-n", ns, "-l", f"qcm-e2e={ns}",
+                                       "-o", "json"))["items"]
+    return {i["metadata"]["name"]: (i["metadata"].get("annotations") or {}).get(ANNOTATION)
+            for i in items}
+
+
+def leases(cluster, ns, group):
+    """The group's membership Leases: [(holderIdentity, term id)]."""
+    items = json.loads(cluster.kubectl("get", "leases", "-n", ns, "-l", f"{GROUP_LABEL}={group}",
+                                       "-o", "json"))["items"]
+    return sorted((i["spec"].get("holderIdentity", ""),
+                   (i["metadata"].get("annotations") or {}).get("scale-out.qcm.io/term"))
+                  for i in items)
+
+
+def epoch(cluster, ns, group):
+    """The epoch on the group's ring Lease; no members before the first is written."""
+    out = cluster.kubectl("get", "lease", "-n", ns, f"{group}-ring", "-o", "json", check=False)
+    annotations = (json.loads(out)["metadata"].get("annotations") or {}) if out else {}
+    return json.loads(annotations.get("scale-out.qcm.io/epoch", '{"members": []}'))
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--qcm", required=True)
+    parser.add_argument("--plugins", required=True)
+    args = parser.parse_args()
+    cluster = Cluster(os.environ["QCM_E2E_DIR"])
+    workdir = pathlib.Path(tempfile.mkdtemp(prefix="qcm-scaleout-e2e-"))
+    (workdir / "plugins").mkdir()
+    shutil.copy(pathlib.Path(args.plugins) / f"lib{CONFIGMAPS}.so", workdir / "plugins")
+    ns = cluster.create_namespace("e2e-scaleout")
+    group = f"g{int(time.time() * 1000) % 10000000}"
+    replicas = {}
+    try:
+        for i in range(KEYS):
+            cluster.kubectl("create", "configmap", f"cm-{i}", "-n", ns)
+            cluster.kubectl("label", "configmap", f"cm-{i}", "-n", ns, f"qcm-e2e={ns}")
+
+        def start(name):
+            settings = (f"  {CONFIGMAPS}:\n    shards: auto\n    workers: 2\n"
+                        f"    settings: {{labelSelector: \"qcm-e2e={ns}\", "
+                        f"annotation: {ANNOTATION}, value: {name}}}\n")
+            config = qcmhost.config(cluster.dir, lock_namespace=ns, mode="rejoin",
+                                    controller_config=settings)
+            config = config.replace(
+                "leaderElection:\n",
+                "leaderElection:\n  leaseDuration: 3s\n  renewDeadline: 2s\n  retryPeriod: 1s\n")
+            config += f"scaleOut:\n  group: {group}\n"
+            q = qcmhost.Qcm(args.qcm, workdir, name, config)
+            replicas[name] = q
+            return q
+
+        r1 = start("r1")
+        r2 = start("r2")
+        for q in (r1, r2):
+            q.wait_for("the sharded controller running",
+                       lambda q=q: q.plugin_state(CONFIGMAPS) == "running", 60)
+            check(q.logged_at(f"sharded across {group}"), q.log())
+
+        # Two members, each with its term id, both in the epoch.
+        members = wait("two membership Leases with term ids",
+                       lambda: (lambda ls: ls if len(ls) == 2 and all(t for _, t in ls) else None)(
+                           leases(cluster, ns, group)), 30)
+        listed = wait("an epoch of both members",
+                      lambda: (lambda e: e if len(e["members"]) == 2 else None)(
+                          epoch(cluster, ns, group)), 30)
+        check(sorted(listed["members"]) == sorted(f"{h}/{t}" for h, t in members),
+              f"epoch {listed} for Leases {members}")
+        print(f"group {group}: members {members}, epoch {listed['number']}", flush=True)
+
+        # Every key is reconciled, by one of them; both have a fair part.
+        seen = wait("every ConfigMap annotated by its owner",
+                    lambda: (lambda o: o if len(o) == KEYS and all(o.values()) else None)(
+                        owners(cluster, ns)), 60)
+        counts = {name: list(seen.values()).count(name) for name in ("r1", "r2")}
+        check(counts["r1"] + counts["r2"] == KEYS, f"owners {seen}")
+        check(min(counts.values()) >= KEYS // 5, f"an unfair split: {counts}")
+        # No flapping: nothing changes while membership does not.
+        time.sleep(3)
+        check(owners(cluster, ns) == seen, f"owners moved without a membership change: "
+                                           f"{seen} then {owners(cluster, ns)}")
+        print(f"{KEYS} keys split {counts}, stable", flush=True)
+
+        # A graceful leave: r2 exits 0, its Lease is gone at once, r1 takes every key.
+        left = time.monotonic()
+        r2.signal(signal.SIGTERM)
+        code = r2.wait(60)
+        check(code == 0, f"r2 exited with {code}:\n{r2.log()}")
+        check(r2.logged_at("scale-out: left the group"), r2.log())
+        remaining = leases(cluster, ns, group)
+        check(len(remaining) == 1 and remaining[0][0] != "", f"Leases after the leave: {remaining}")
+        wait("every ConfigMap taken by r1",
+             lambda: all(v == "r1" for v in owners(cluster, ns).values()), 30)
+        took = time.monotonic() - left
+        check(len(epoch(cluster, ns, group)["members"]) == 1, f"{epoch(cluster, ns, group)}")
+        print(f"r2 left; r1 owned every key {took:.1f}s after the SIGTERM", flush=True)
+
+        r1.signal(signal.SIGTERM)
+        code = r1.wait(60)
+        check(code == 0, f"r1 exited with {code}:\n{r1.log()}")
+        check(leases(cluster, ns, group) == [], f"{leases(cluster, ns, group)}")
+        print("PASS", flush=True)
+    finally:
+        for q in replicas.values():
+            q.stop()
+        cluster.kubectl("delete", "namespace", ns, "--wait=false", check=False)
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
