@@ -8,6 +8,7 @@
 
 #include <QtCore/QJsonDocument>
 #include <QtCore/QLoggingCategory>
+#include <QtCore/QSet>
 
 namespace qcm::sharding {
 
@@ -30,6 +31,7 @@ struct RingLease::Private
     std::optional<Object> lease; // as last read
     leaderelection::LeaderToken token;
     QStringList alive;
+    QSet<QString> gone;
     QList<Ack> acks;
     quint64 highestAck = 0;
     std::optional<TimePoint> differingSince;
@@ -102,17 +104,30 @@ void RingLease::setLeader(const leaderelection::LeaderToken &token)
     evaluate();
 }
 
-void RingLease::setMembers(const QStringList &alive, const QList<Ack> &acks)
+void RingLease::setMembers(
+    const QStringList &alive, const QList<Ack> &acks, const QStringList &gone)
 {
     const QStringList members = Epoch::make(0, alive).members;
     if (members != d->alive)
         d->differingSince.reset(); // a new set gets its own dwell: a flap is not written
     d->alive = members;
+    d->gone = QSet<QString>(gone.cbegin(), gone.cend());
     d->acks = acks;
     d->highestAck = 0;
     for (const Ack &ack : acks)
         d->highestAck = std::max(d->highestAck, ack.number);
     evaluate();
+}
+
+bool RingLease::onlyGoneLeft() const
+{
+    for (const QString &m : std::as_const(d->alive))
+        if (!d->epoch.members.contains(m))
+            return false; // a join: its dwell absorbs a flap
+    for (const QString &m : std::as_const(d->epoch.members))
+        if (!d->alive.contains(m) && !d->gone.contains(m))
+            return false; // not alive, but not known gone either: maybe a renewal seen late
+    return true;
 }
 
 bool RingLease::unread() const
@@ -150,15 +165,23 @@ void RingLease::onLease(const Object &lease)
 
 void RingLease::evaluate()
 {
-    if (!d->token.isValid() || d->alive.isEmpty() || (d->alive == d->epoch.members && !unread())) {
+    if (d->alive.isEmpty() || (d->alive == d->epoch.members && !unread())) {
         d->differingSince.reset();
         d->timer->stop();
         return;
     }
+    // The dwell runs on every member, leader or not: a member that becomes leader after a
+    // difference has lasted the dwell writes at once, instead of a dwell after its election.
     const TimePoint now = d->config.clock->now();
     if (!d->differingSince)
         d->differingSince = now;
-    if (now - *d->differingSince < d->config.dwell) {
+    if (!d->token.isValid()) {
+        d->timer->stop();
+        return;
+    }
+    // Members known gone (deleted, or expired and confirmed by a fresh read) cannot come back
+    // under the same incarnation: their departure needs no dwell, and their keys move at once.
+    if (now - *d->differingSince < d->config.dwell && !onlyGoneLeft()) {
         d->timer->reset(*d->differingSince + d->config.dwell);
         return;
     }

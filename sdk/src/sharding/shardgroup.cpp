@@ -189,7 +189,7 @@ void ShardGroup::feedGroup()
 {
     const QHash<QString, Ack> acks = d->membership->acks();
     const QStringList alive = d->membership->aliveMembers();
-    d->ring->setMembers(alive, acks.values());
+    d->ring->setMembers(alive, acks.values(), d->membership->goneMembers());
     bool moved = false;
     {
         std::lock_guard lock(d->mutex);

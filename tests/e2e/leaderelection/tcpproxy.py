@@ -5,6 +5,8 @@
     ... point a client at https://127.0.0.1:{proxy.port} ...
     proxy.cut()      # a partition: bytes are swallowed, connections stay open (no RST, no FIN),
                      # new connections are accepted and then ignored, as a dropped route would
+    proxy.heal()     # the route is back: the connections of before are closed (their streams
+                     # lost bytes), and new ones are forwarded again
     proxy.close()
 
 Only loopback addresses: it forwards to the test cluster's apiserver on this machine.
@@ -35,6 +37,19 @@ class TcpProxy:
     def cut(self):
         self._cut.set()
 
+    def heal(self):
+        # shutdown() first: it wakes a pump blocked in recv() and sends the FIN that close()
+        # alone would not while another thread is in recv() on the socket.
+        with self._lock:  # with _accept's check of the cut: no connection falls in between
+            self._cut.clear()
+            sockets, self._sockets = self._sockets, []
+        for s in sockets:
+            for end in (lambda: s.shutdown(socket.SHUT_RDWR), s.close):
+                try:
+                    end()
+                except OSError:
+                    pass
+
     def close(self):
         self._closed.set()
         self._server.close()
@@ -55,8 +70,10 @@ class TcpProxy:
                 client, _ = self._server.accept()
             except OSError:
                 return
-            self._track(client)
-            if self._cut.is_set():
+            with self._lock:
+                self._sockets.append(client)
+                cut = self._cut.is_set()
+            if cut:
                 continue  # accepted, never answered
             try:
                 upstream = socket.create_connection(self.target, timeout=5)

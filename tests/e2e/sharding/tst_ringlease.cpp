@@ -5,8 +5,8 @@
 // epoch and never writes; numbers grow past the highest ack; an annotation edited into
 // garbage (kubectl annotate) is ignored by readers and written over by the leader; each epoch
 // names the one it was written over; a number written again with another id is ignored by
-// readers, and an ack of it makes the leader write the next epoch; a leader whose term has
-// ended writes nothing.
+// readers, and an ack of it makes the leader write the next epoch; a member known gone leaves
+// without a dwell; a leader whose term has ended writes nothing.
 #include "shardingsupport.h"
 
 #include <qcm/client/restclient.h>
@@ -146,12 +146,20 @@ void tst_RingLease::aLeaderWritesEpochsAndReadersFollow()
     QCOMPARE(leader.written[3].previous, leader.written[2].id);
     QTRY_COMPARE_WITH_TIMEOUT(follower.ring->epoch(), leader.written[3], 10000);
 
+    // A member known gone (its Lease deleted, or expired and confirmed) leaves without a dwell.
+    QElapsedTimer gone;
+    gone.start();
+    leader.ring->setMembers(ids({"qcm-a"}), {}, ids({"qcm-c"}));
+    QTRY_COMPARE_WITH_TIMEOUT(leader.written.size(), 5, 10000);
+    QVERIFY2(gone.elapsed() < 700, qPrintable(QString::number(gone.elapsed()))); // dwell: 1 s
+    QCOMPARE(leader.written[4].members, ids({"qcm-a"}));
+
     // The term ends: no more writes.
     elector->stop();
     QVERIFY(!leader.ring->epoch().members.contains(QStringLiteral("qcm-d/1")));
     leader.ring->setMembers(ids({"qcm-a", "qcm-d"}), {});
     QTest::qWait(2500);
-    QCOMPARE(leader.written.size(), 4);
+    QCOMPARE(leader.written.size(), 5);
 }
 
 QTEST_MAIN(tst_RingLease)

@@ -10,12 +10,13 @@
 // Only the group's leader writes, and only while the LeaderToken given to setLeader() is
 // valid (checked immediately before each write). When the alive members given to
 // setMembers() have differed from the epoch's list for `dwell` (one retryPeriod, so that a
-// renewal seen late does not make a new epoch), or a member has acked an epoch this one has
-// not read (a newer number, or the same number with another id: the annotation was lost and
-// written again), it writes epoch max(epoch, highest ack) + 1 with the alive members, a fresh
-// id, and `previous` = the id of the epoch it read: a PUT carrying the resourceVersion it read
-// (or a create, when the Lease does not exist yet), so that of two leaders in a handover only
-// one write succeeds. A failed write is tried again after `dwell`, against what the informer
+// renewal seen late does not make a new epoch; every member times the dwell, so that a new
+// leader does not wait it out again; no dwell when the only difference is members known gone,
+// which cannot come back), or a member has acked an epoch this one has not read (a newer
+// number, or the same number with another id: the annotation was lost and written again), it
+// writes epoch max(epoch, highest ack) + 1 with the alive members, a fresh id, and `previous`
+// = the id of the epoch it read: a PUT carrying the resourceVersion it read (or a create, when
+// the Lease does not exist yet), so that of two leaders in a handover only one write succeeds. A failed write is tried again after `dwell`, against what the informer
 // has read meanwhile. The highest ack keeps numbers growing even if the annotation was lost or
 // edited, and the ids tell a number written twice apart.
 //
@@ -63,8 +64,9 @@ public:
     Epoch epoch() const;
     // Leads while `token` is valid; an invalid token makes this member a reader only.
     void setLeader(const leaderelection::LeaderToken &token);
-    // The alive members as this member sees them, and the acks in the group.
-    void setMembers(const QStringList &alive, const QList<Ack> &acks);
+    // The alive members as this member sees them, the acks in the group, and the members
+    // known gone (Membership::goneMembers()).
+    void setMembers(const QStringList &alive, const QList<Ack> &acks, const QStringList &gone = {});
 
 signals:
     void epochChanged(const qcm::sharding::Epoch &epoch);
@@ -77,6 +79,7 @@ private:
     void evaluate();
     void write();
     bool unread() const; // an ack of an epoch this one has not read
+    bool onlyGoneLeft() const; // the only difference: members of the epoch known gone
 
     struct Private;
     std::unique_ptr<Private> d;

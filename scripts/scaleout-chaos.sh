@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Runs the scale-out chaos e2e (tests/e2e/host/test_scaleout_chaos.py) several times in a row
+# on a test cluster of its own, as issue 14 asks (docs/scale-out.md, "What the e2e tests
+# show"):
+#
+#   scripts/scaleout-chaos.sh [runs, default 5] [short|client-go, default short]
+#
+# short: leaseDuration 3s, renewDeadline 2s, retryPeriod 1s (what CI runs once);
+# client-go: 15s, 10s, 2s (client-go's and kube-controller-manager's defaults).
+# Builds what it needs in build/, starts the cluster (tests/e2e/cluster/cluster.py) in a
+# temporary directory and stops it at the end. Each run's summary line is printed; the script
+# fails if any run fails.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+runs="${1:-5}"
+timings="${2:-short}"
+build="$here/build"
+cmake --build "$build" --target qcm fixture-recorder qcm-e2e-cluster >/dev/null
+cluster="$(mktemp -d /tmp/qcm-chaos-cluster.XXXXXX)"
+python3 "$here/tests/e2e/cluster/cluster.py" up --dir "$cluster" >/dev/null
+trap 'python3 "$here/tests/e2e/cluster/cluster.py" down --dir "$cluster" >/dev/null; rm -rf "$cluster"' EXIT
+failed=0
+for ((i = 1; i <= runs; i++)); do
+    log="$(mktemp /tmp/qcm-chaos-run.XXXXXX)"
+    if QCM_E2E_DIR="$cluster" python3 "$here/tests/e2e/host/test_scaleout_chaos.py" \
+        --qcm "$build/app/qcm" --plugins "$build/tests/fixtures/plugins" --timings "$timings" \
+        >"$log" 2>&1; then
+        echo "run $i/$runs ($timings): $(grep -E '^[0-9]+ reconciles' "$log")"
+        rm -f "$log"
+    else
+        echo "run $i/$runs ($timings): FAILED, log in $log"
+        tail -5 "$log"
+        failed=$((failed + 1))
+    fi
+done
+echo "$((runs - failed)) of $runs runs passed ($timings timings)"
+((failed == 0))
