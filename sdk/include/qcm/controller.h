@@ -109,8 +109,9 @@ public:
     // workers() otherwise). Before start(); ignored after.
     void setMaxConcurrentReconciles(int workers);
     // Sharding (see above): the key hashed for a reconcile key. Before start(); ignored after.
-    // Called from handler and worker threads at once: it must be thread-safe. If it throws,
-    // the key itself is hashed (with a warning).
+    // A function of the key alone, the same on every replica (never read a cache). Called
+    // from handler and worker threads at once: it must be thread-safe. If it throws, the key
+    // itself is hashed (with a warning).
     void setShardKeyFunction(std::function<QString(const QString &key)> shardKey);
     // True once the caches synced and the workers were started.
     bool hasSynced() const;

@@ -14,8 +14,9 @@
 //                      owns() keeps what is its own)
 //
 // The shard key of a reconcile key is the key itself unless the Controller was given a
-// function (Controller::setShardKeyFunction): objects with a controller owner are best
-// hashed by the owner's key, so that an owner and its children land on one member.
+// function (Controller::setShardKeyFunction). It must depend on the reconcile key alone, the
+// same on every replica at every moment (not on a cache, which differs between replicas): the
+// barrier protects shard keys (docs/scale-out.md, "The ring of an epoch").
 //
 // Thread safety: owns(), admit() and finished() are called from any thread (handlers and
 // workers) and must be thread-safe. ownershipChanged() may be emitted from any thread.
