@@ -182,10 +182,11 @@ void ShardGate::checkBarrier()
     for (const QString &m : std::as_const(waitFor))
         if (effective(m_acks.value(m)) < e)
             return; // not acked (or not seen yet): wait
-    for (const Ack &ack : std::as_const(m_acks))
-        if (effective(ack) > e)
+    for (auto it = m_acks.cbegin(); it != m_acks.cend(); ++it)
+        if (effective(it.value()) > e && !m_gone.contains(it.key()))
             return; // someone entered a newer epoch (or another epoch of a number in the
-                    // chain): this one is stale, read that one first
+                    // chain): this one is stale, read that one first. A member known gone
+                    // runs nothing: its ack, whatever it is, holds nothing up.
     // Passed: the served epoch is the new base; the epochs read after it stay in the chain.
     m_chain.erase(m_chain.begin(), m_chain.begin() + served);
     m_basePassed = true;

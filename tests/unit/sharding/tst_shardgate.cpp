@@ -326,6 +326,20 @@ void tst_ShardGate::aNumberWrittenTwiceIsToldApartByItsId()
     QCOMPARE(gb.baseEpoch(), quint64(3));
     for (const QString &k : keys(200))
         QVERIFY(!(ga.mayStart(k) && gb.mayStart(k)));
+    // A member that died with an ack of the other 2 (or of anything newer) holds nothing up
+    // once it is known gone: it runs nothing.
+    ShardGate gc(c);
+    gc.setEpoch(e2y);
+    gc.acknowledged(*gc.pendingAck());
+    gc.setEpoch(e3);
+    gc.acknowledged(*gc.pendingAck());
+    const QString dead = QStringLiteral("d/1");
+    QHash<QString, Ack> withDead = acks;
+    withDead.insert(dead, ack(3, "other"));
+    gc.setGroup(withDead, {a, b, c}, {});
+    QCOMPARE(gc.baseEpoch(), quint64(0)); // not known gone yet: it may run keys of its 3
+    gc.setGroup(withDead, {a, b, c}, {dead});
+    QCOMPARE(gc.baseEpoch(), quint64(3));
 }
 
 void tst_ShardGate::noKeyRunsTwiceUnderARandomSchedule_data()

@@ -23,9 +23,9 @@
 //     newest epoch's barrier has passed.
 //   * The barrier of the newest epoch acknowledged passes once every member of its list and
 //     every alive member has acked it (its number and its id), skipping members this observer
-//     knows are gone, and no member has acked a newer epoch (then this one is stale: read the
-//     newer first) or another epoch of a number in the chain (a number written twice: wait
-//     for the leader's next epoch). It becomes the base.
+//     knows are gone, and no member but those gone has acked a newer epoch (then this one is
+//     stale: read the newer first) or another epoch of a number in the chain (a number
+//     written twice: wait for the leader's next epoch). It becomes the base.
 //   * An epoch whose `previous` is not the id of the last epoch read follows a gap as well.
 // owns() is for enqueueing: a member enqueues the keys it owns in the newest epoch it read.
 // reset(incarnation) (a new membership term) empties the chain and forgets the acks, and keeps
