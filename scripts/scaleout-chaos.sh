@@ -9,8 +9,9 @@
 # short: leaseDuration 3s, renewDeadline 2s, retryPeriod 1s (what CI runs once);
 # client-go: 15s, 10s, 2s (client-go's and kube-controller-manager's defaults).
 # Builds what it needs in build/, starts the cluster (tests/e2e/cluster/cluster.py) in a
-# temporary directory and stops it at the end. Each run's summary line is printed; the script
-# fails if any run fails.
+# temporary directory and stops it at the end. Each run's summary line is printed, with the
+# time each step took to settle and the longest wait after each; the script fails if any run
+# fails.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 runs="${1:-5}"
@@ -27,6 +28,7 @@ for ((i = 1; i <= runs; i++)); do
         --qcm "$build/app/qcm" --plugins "$build/tests/fixtures/plugins" --timings "$timings" \
         >"$log" 2>&1; then
         echo "run $i/$runs ($timings): $(grep -E '^[0-9]+ reconciles' "$log")"
+        grep -E '^  after |: epoch [0-9]+ of' "$log" | sed 's/^ */    /'
         rm -f "$log"
     else
         echo "run $i/$runs ($timings): FAILED, log in $log"
