@@ -9,11 +9,11 @@
 #include "serving/tlsoptions.h"
 
 #include <qcm/detail/readatmost.h>
+#include <qcm/sharding/membership.h>
 
 #include <QtCore/QDir>
 #include <QtCore/QFile>
 #include <QtCore/QFileInfo>
-#include <QtCore/QRegularExpression>
 #include <QtCore/QSet>
 
 #include <functional>
@@ -299,12 +299,12 @@ QString shardModeName(ShardMode mode)
 
 Result<QString> parseScaleOutGroup(const QString &text)
 {
-    static const QRegularExpression dnsLabel(QStringLiteral("^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"));
-    if (text.isEmpty() || (text.size() <= 46 && dnsLabel.match(text).hasMatch()))
+    if (text.isEmpty() || sharding::Membership::isValidGroup(text))
         return text;
     return Error {{}, {},
-        QStringLiteral("must be a DNS label of at most 46 characters (lowercase letters, digits "
-                       "and '-'), not %1")
+        QStringLiteral("must be a DNS label of at most %1 characters (lowercase letters, digits "
+                       "and '-'), not %2")
+            .arg(sharding::Membership::MaxGroupLength)
             .arg(quoted(text.left(64)))};
 }
 

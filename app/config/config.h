@@ -83,7 +83,7 @@ enum class ShardMode {
 // "none" or "auto"; anything else is an error naming both.
 Result<ShardMode> parseShardMode(const QString &text);
 QString shardModeName(ShardMode mode);
-// A scale-out group's name: a DNS label of at most 46 characters (its Lease names add 17).
+// A scale-out group's name, as sharding::Membership::isValidGroup() says; empty: none.
 Result<QString> parseScaleOutGroup(const QString &text);
 
 // One controller's entry under controllerConfig.

@@ -32,8 +32,6 @@ const QString Membership::GroupLabel = QStringLiteral("scale-out.qcm.io/group");
 
 namespace {
 
-constexpr qsizetype MaxGroupLength = 46;
-
 // A finished future.
 QFuture<std::optional<Error>> finished(std::optional<Error> value)
 {
@@ -109,8 +107,7 @@ struct Membership::Private
 
 Result<std::unique_ptr<Membership>> Membership::create(Config config, QObject *parent)
 {
-    static const QRegularExpression dnsLabel(QStringLiteral("^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"));
-    if (config.group.size() > MaxGroupLength || !dnsLabel.match(config.group).hasMatch())
+    if (!isValidGroup(config.group))
         return Error {QStringLiteral("membership"), QStringLiteral("group"),
             QStringLiteral("'%1' is not a DNS label of at most %2 characters (lowercase letters, "
                            "digits and '-')")
@@ -173,6 +170,12 @@ Membership::~Membership()
         d->informer->removeEventHandler(d->registration);
     if (d->elector)
         d->elector->stop();
+}
+
+bool Membership::isValidGroup(const QString &group)
+{
+    static const QRegularExpression dnsLabel(QStringLiteral("^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"));
+    return group.size() <= MaxGroupLength && dnsLabel.match(group).hasMatch();
 }
 
 QString Membership::leaseName(const QString &group, const QString &identity)

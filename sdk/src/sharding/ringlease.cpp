@@ -33,7 +33,6 @@ struct RingLease::Private
     QStringList alive;
     QSet<QString> gone;
     QList<Ack> acks;
-    quint64 highestAck = 0;
     std::optional<TimePoint> differingSince;
     bool writing = false;
     bool started = false;
@@ -113,9 +112,6 @@ void RingLease::setMembers(
     d->alive = members;
     d->gone = QSet<QString>(gone.cbegin(), gone.cend());
     d->acks = acks;
-    d->highestAck = 0;
-    for (const Ack &ack : acks)
-        d->highestAck = std::max(d->highestAck, ack.number);
     evaluate();
 }
 
@@ -191,7 +187,10 @@ void RingLease::evaluate()
 
 void RingLease::write()
 {
-    const quint64 number = std::max(d->epoch.number, d->highestAck) + 1;
+    quint64 number = d->epoch.number;
+    for (const Ack &ack : std::as_const(d->acks))
+        number = std::max(number, ack.number);
+    ++number; // past the epoch read and every ack
     if (number > Epoch::MaxNumber) {
         qCWarning(lcRing).noquote()
             << QStringLiteral("group %1: epoch %2 would pass the limit of 2^53; not written")

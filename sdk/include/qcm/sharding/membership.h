@@ -75,6 +75,9 @@ public:
     };
 
     static const QString GroupLabel; // "scale-out.qcm.io/group"
+    // A group's name: a DNS label of at most MaxGroupLength characters (its Lease names add 17).
+    static constexpr qsizetype MaxGroupLength = 46;
+    static bool isValidGroup(const QString &group);
 
     // A Membership, or the first thing wrong with the config (the group's form, a missing
     // client, the elector's timing rules).
