@@ -202,8 +202,10 @@ class Qcm:
 
 def config(cluster_dir, kubeconfig="admin.kubeconfig", controllers=("*",), leader_elect=True,
            lock_namespace="kube-system", lock_name="qcm", release_on_cancel=True,
-           mode="run-or-die", plugin_dirs=("plugins",), controller_config=""):
-    """controller-manager.yaml's text, without the serving section (Qcm adds it)."""
+           mode="run-or-die", plugin_dirs=("plugins",), controller_config="", timings=None,
+           scale_out_group=None):
+    """controller-manager.yaml's text, without the serving section (Qcm adds it). `timings`:
+    (leaseDuration, renewDeadline, retryPeriod) in seconds; None: the defaults."""
     quoted = ", ".join(json.dumps(c) for c in controllers)
     dirs = ", ".join(json.dumps(d) for d in plugin_dirs)
     text = ("apiVersion: qcm.io/v1alpha1\n"
@@ -217,6 +219,19 @@ def config(cluster_dir, kubeconfig="admin.kubeconfig", controllers=("*",), leade
             f"  resourceName: {lock_name}\n"
             f"  releaseOnCancel: {'true' if release_on_cancel else 'false'}\n"
             f"  mode: {mode}\n")
+    if timings:
+        lease, renew, retry = timings
+        text += (f"  leaseDuration: {lease}s\n  renewDeadline: {renew}s\n"
+                 f"  retryPeriod: {retry}s\n")
+    if scale_out_group:
+        text += f"scaleOut:\n  group: {scale_out_group}\n"
     if controller_config:
         text += "controllerConfig:\n" + controller_config
     return text
+
+
+def ring_epoch(cluster, ns, group):
+    """The epoch on a scale-out group's ring Lease, as a dict; no members before the first."""
+    out = cluster.kubectl("get", "lease", "-n", ns, f"{group}-ring", "-o", "json", check=False)
+    annotations = (json.loads(out)["metadata"].get("annotations") or {}) if out else {}
+    return json.loads(annotations.get("scale-out.qcm.io/epoch", '{"members": []}'))

@@ -29,7 +29,7 @@ HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "leaderelection"))
 import qcmhost  # noqa: E402
-from qcmhost import check, wait  # noqa: E402
+from qcmhost import check, wait, ring_epoch as epoch  # noqa: E402
 from lecluster import Cluster  # noqa: E402
 
 CONFIGMAPS = "fixture-configmaps"
@@ -55,13 +55,6 @@ def leases(cluster, ns, group):
                   for i in items)
 
 
-def epoch(cluster, ns, group):
-    """The epoch on the group's ring Lease; no members before the first is written."""
-    out = cluster.kubectl("get", "lease", "-n", ns, f"{group}-ring", "-o", "json", check=False)
-    annotations = (json.loads(out)["metadata"].get("annotations") or {}) if out else {}
-    return json.loads(annotations.get("scale-out.qcm.io/epoch", '{"members": []}'))
-
-
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--qcm", required=True)
@@ -84,11 +77,8 @@ def main():
                         f"    settings: {{labelSelector: \"qcm-e2e={ns}\", "
                         f"annotation: {ANNOTATION}, value: {name}}}\n")
             config = qcmhost.config(cluster.dir, lock_namespace=ns, mode="rejoin",
-                                    controller_config=settings)
-            config = config.replace(
-                "leaderElection:\n",
-                "leaderElection:\n  leaseDuration: 3s\n  renewDeadline: 2s\n  retryPeriod: 1s\n")
-            config += f"scaleOut:\n  group: {group}\n"
+                                    controller_config=settings, timings=(3, 2, 1),
+                                    scale_out_group=group)
             q = qcmhost.Qcm(args.qcm, workdir, name, config)
             replicas[name] = q
             return q

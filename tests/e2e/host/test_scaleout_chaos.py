@@ -197,23 +197,17 @@ def main():
             settings_yaml = (f"  {RECORDER}:\n    shards: auto\n    workers: 4\n"
                              f"    settings: {{labelSelector: \"qcm-e2e={ns}\", replica: {name}, "
                              f"recordFile: {workdir}/records-{name}}}\n")
-            config = qcmhost.config(cluster.dir, lock_namespace=ns, mode="rejoin",
-                                    controller_config=settings_yaml)
-            config = config.replace(f"kubeconfig: {cluster.dir}/admin.kubeconfig",
-                                    f"kubeconfig: {workdir}/{name}.kubeconfig")
-            config = config.replace(
-                "leaderElection:\n", f"leaderElection:\n  leaseDuration: {lease}s\n"
-                f"  renewDeadline: {renew}s\n  retryPeriod: {retry}s\n")
-            config += f"scaleOut:\n  group: {group}\ncontrollerShutdownTimeout: {renew}s\n"
+            # Its kubeconfig, through its proxy, is in workdir.
+            config = qcmhost.config(workdir, kubeconfig=f"{name}.kubeconfig", lock_namespace=ns,
+                                    mode="rejoin", controller_config=settings_yaml,
+                                    timings=settings, scale_out_group=group)
+            config += f"controllerShutdownTimeout: {renew}s\n"
             q = qcmhost.Qcm(args.qcm, workdir, name, config)
             replicas[name] = q
             return q
 
         def epoch():
-            out = cluster.kubectl("get", "lease", "-n", ns, f"{group}-ring", "-o", "json",
-                                  check=False)
-            annotations = (json.loads(out)["metadata"].get("annotations") or {}) if out else {}
-            return json.loads(annotations.get("scale-out.qcm.io/epoch", '{"members": []}'))
+            return qcmhost.ring_epoch(cluster, ns, group)
 
         def settle(live, what):
             began = time.monotonic()
