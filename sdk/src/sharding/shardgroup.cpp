@@ -34,6 +34,23 @@ struct ShardGroup::Private
     bool leftCalled = false; // the group's thread only
 };
 
+namespace {
+
+// Runs `change` on the gate under the group's mutex and tells whether it moved the base: keys
+// this member gained may start from then on, so the caller emits ownershipChanged() (their
+// reconciles wait otherwise until Controller's retry of a Wait). Every change of the gate
+// that can pass a barrier goes through here.
+template<typename Change>
+bool movesBase(std::mutex &mutex, ShardGate &gate, Change &&change)
+{
+    std::lock_guard lock(mutex);
+    const quint64 base = gate.baseEpoch();
+    change(gate);
+    return gate.baseEpoch() != base;
+}
+
+} // namespace
+
 Result<std::shared_ptr<ShardGroup>> ShardGroup::create(Config config)
 {
     auto membership = Membership::create(config.membership);
@@ -190,14 +207,8 @@ void ShardGroup::feedGroup()
     const QHash<QString, Ack> acks = d->membership->acks();
     const QStringList alive = d->membership->aliveMembers();
     d->ring->setMembers(alive, acks.values(), d->membership->goneMembers());
-    bool moved = false;
-    {
-        std::lock_guard lock(d->mutex);
-        const quint64 base = d->gate->baseEpoch();
-        d->gate->setGroup(acks, alive, d->membership->goneMembers());
-        moved = d->gate->baseEpoch() != base;
-    }
-    if (moved)
+    const QStringList gone = d->membership->goneMembers();
+    if (movesBase(d->mutex, *d->gate, [&](ShardGate &gate) { gate.setGroup(acks, alive, gone); }))
         emit ownershipChanged(); // gained keys may start now
     maybeAck();
 }
@@ -232,11 +243,12 @@ void ShardGroup::maybeAck()
                 return;
             }
             bool taken = false;
-            {
-                std::lock_guard lock(d->mutex);
-                if (generation == d->generation)
-                    taken = d->gate->acknowledged(epoch);
-            }
+            // Its own ack can be the last one the barrier waited for: when the informer brought
+            // the written ack before this answer, the barrier passes here, not in feedGroup().
+            if (movesBase(d->mutex, *d->gate, [&](ShardGate &gate) {
+                    taken = generation == d->generation && gate.acknowledged(epoch);
+                }))
+                emit ownershipChanged();
             if (!taken) { // a new term began meanwhile, or nothing new: look again
                 feedGroup();
                 return;

@@ -140,8 +140,8 @@ int main(int argc, char **argv)
             QStringLiteral("1002"), {}}};
     options.extraApiserverArgs
         = {// PodTemplates bypass the watch cache, so that a watch from a compacted
-            // resourceVersion reaches etcd and gets 410 Gone at once; with the cache, the apiserver
-            // keeps serving young history from memory for a while.
+           // resourceVersion reaches etcd and gets 410 Gone at once; with the cache, the apiserver
+           // keeps serving young history from memory for a while.
             QStringLiteral("--watch-cache-sizes=podtemplates#0"), QStringLiteral("--v=1")};
     testing::TestEnvironment env(options);
     std::optional<Error> error = env.start();

@@ -116,6 +116,10 @@ struct Replica
         if (!created)
             qFatal("%s", qPrintable(created.error().toString()));
         shards = *created;
+        // The base the group last announced: keys gained in an epoch start when its barrier
+        // passes because the group says so, not after the Controller's retry of a Wait.
+        QObject::connect(shards.get(), &ShardFilter::ownershipChanged, shards.get(),
+            [this] { announcedBase = shards->baseEpoch(); });
         ControllerContext context(QStringLiteral("sharded-") + identity);
         context.setInformerFactory(&informers);
         context.setRestClient(&rest);
@@ -137,6 +141,7 @@ struct Replica
     cache::SharedInformerFactory informers;
     std::shared_ptr<ShardGroup> shards;
     std::unique_ptr<RecordingController> controller;
+    quint64 announcedBase = 0; // the group's thread (this test's main thread)
 };
 
 } // namespace
@@ -188,6 +193,13 @@ void tst_ShardGroup::touchAndSettle(
         }
         QFAIL("the group did not settle on the expected epoch");
     }
+    for (Replica *r : live)
+        QVERIFY2(r->announcedBase == r->shards->baseEpoch(),
+            qPrintable(QStringLiteral("%1 passed the barrier of epoch %2 without announcing it "
+                                      "(last announced base: %3)")
+                           .arg(r->id)
+                           .arg(r->shards->baseEpoch())
+                           .arg(r->announcedBase)));
     m_tracker.resetSeen();
     ++m_round;
     // On a thread of its own: the main thread keeps running the groups' Leases meanwhile.
