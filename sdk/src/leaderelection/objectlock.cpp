@@ -145,6 +145,14 @@ QFuture<WriteResult> ObjectLock::update(const LeaderElectionRecord &record)
     return promise->future();
 }
 
+void ObjectLock::observe(const Object &object)
+{
+    if (object.namespaceName() != d->ns || object.name() != d->name)
+        return;
+    ++d->calls; // a reply to an earlier call no longer replaces it
+    d->object = object;
+}
+
 void ObjectLock::recordEvent(const QString &message)
 {
     const QString event = d->config.identity + QLatin1Char(' ') + message;

@@ -69,6 +69,9 @@ struct Membership::Private
     QString path; // of the own Lease
     std::shared_ptr<Mailbox> mailbox;
     std::unique_ptr<LeaderElector> elector;
+    // The elector's lock: it is told of this member's own patches of the Lease (term id, ack),
+    // so that the next renewal writes over them instead of failing with Conflict.
+    std::shared_ptr<LeaseLock> lock;
     cache::SharedIndexInformer *informer = nullptr;
     std::shared_ptr<cache::HandlerRegistration> registration;
     std::unique_ptr<Timer> expiry;
@@ -127,6 +130,7 @@ Result<std::unique_ptr<Membership>> Membership::create(Config config, QObject *p
     lock->setLabels({{GroupLabel, d.config.group}});
     LeaderElectionConfig elector;
     elector.lock = lock;
+    d.lock = lock;
     elector.leaseDuration = d.config.leaseDuration;
     elector.renewDeadline = d.config.renewDeadline;
     elector.retryPeriod = d.config.retryPeriod;
@@ -261,6 +265,7 @@ void Membership::beginIncarnation(const LeaderToken &token)
                     });
                 return;
             }
+            d->lock->observe(*lease);
             d->term = term;
             d->uid = lease->uid();
             d->termVersion = lease->resourceVersion().toULongLong();
@@ -363,6 +368,8 @@ QFuture<std::optional<Error>> Membership::writeAck(const Ack &epoch)
                 error = Error {QStringLiteral("membership"),
                     QStringLiteral("write ack %1 on lease %2").arg(epoch.toString(), name),
                     lease.error().toString()};
+            else
+                d->lock->observe(*lease);
             if (generation == d->generation) {
                 d->ackInFlight = false;
                 if (!error && epoch.number >= d->ackWritten.number) {

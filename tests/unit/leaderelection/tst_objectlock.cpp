@@ -149,6 +149,7 @@ private slots:
     void unreadableRecordIsRememberedAndOverwritten();
     void eventsAreAboutTheLockObject();
     void labelsAreWrittenOnCreateAndUpdate();
+    void anObservedWriteIsWhatTheNextUpdateWritesOver();
 };
 
 namespace {
@@ -394,6 +395,38 @@ void tst_ObjectLock::labelsAreWrittenOnCreateAndUpdate()
             {QStringLiteral("scale-out.qcm.io/group"), QStringLiteral("g")}}));
     server.reply(1, lease("4", "me"));
     QTRY_VERIFY(update.isFinished());
+}
+
+// The caller's own patch of the Lease (an annotation; resourceVersion 9) is what the next
+// update writes over, annotation included; the reply to an update sent before it, arriving
+// after it, does not replace it; an object of another name is ignored.
+void tst_ObjectLock::anObservedWriteIsWhatTheNextUpdateWritesOver()
+{
+    LockOnHeldServer held;
+    HeldServer &server = held.server;
+    LeaseLock &lock = held.lock;
+    QVERIFY(held.getAnswered("7"));
+    QFuture<WriteResult> inFlight = lock.update(mine());
+    QTRY_COMPARE(server.requests.size(), 2);
+
+    Object patched(lease("9", "me"));
+    patched.setAnnotations({{QStringLiteral("scale-out.qcm.io/term"), QStringLiteral("ab")}});
+    lock.observe(patched);
+    server.reply(1, lease("8", "me")); // landed before the patch; answered after it
+    QTRY_VERIFY(inFlight.isFinished());
+    Object elsewhere(lease("10", "me"));
+    elsewhere.setName(QStringLiteral("another"));
+    lock.observe(elsewhere);
+
+    QFuture<WriteResult> next = lock.update(mine());
+    QTRY_COMPARE(server.requests.size(), 3);
+    const Object written(QJsonDocument::fromJson(server.requests[2].body).object());
+    QCOMPARE(written.resourceVersion(), QStringLiteral("9"));
+    QCOMPARE(
+        written.annotations().value(QStringLiteral("scale-out.qcm.io/term")), QStringLiteral("ab"));
+    server.reply(2, lease("11", "me"));
+    QTRY_VERIFY(next.isFinished());
+    QVERIFY(!next.result());
 }
 
 QTEST_GUILESS_MAIN(tst_ObjectLock)

@@ -17,6 +17,10 @@
 //             new record from then on, and the server's reply once it succeeds.
 // Only the reply to the latest call is remembered: a late reply to an earlier call is
 // reported to its caller but changes nothing here.
+// observe() remembers a version of the object that its caller wrote itself, with a patch of
+// other fields (scale-out's annotations on a membership Lease, sharding/membership.h), as the
+// reply to a call would be: the next update() writes over its resourceVersion, and keeps those
+// fields, instead of failing with Conflict.
 // setWatching(true) watches the object (a field selector on its name) and emits changed() on every
 // event; a watch that ends is started again after a second.
 //
@@ -49,6 +53,9 @@ public:
     QString identity() const override;
     QString describe() const override;
     void setWatching(bool on) override;
+    // Remembers `object`, this lock's object as the caller's own write returned it; it counts
+    // as the latest call. An object of another namespace or name is ignored.
+    void observe(const client::Object &object);
 
     QString namespaceName() const;
     QString name() const;
