@@ -14,6 +14,7 @@
 #include "controllers/controllermanager.h"
 #include "leadership/leadership.h"
 #include "leadership/scaleout.h"
+#include "leadership/scaleoutmetrics.h"
 #include "logging.h"
 #include "plugins/pluginhost.h"
 #include "plugins/pluginstatemetrics.h"
@@ -137,10 +138,12 @@ int run(const ControllerManagerConfig &config, const Options &flags, PluginHost 
             return failWith(Error {config.file, QStringLiteral("scaleOut.group"),
                 QStringLiteral("needs leaderElection.leaderElect (the group's leader writes its "
                                "epochs)")});
-        Result<std::unique_ptr<ScaleOut>> created = ScaleOut::create(config, *leadership);
+        Result<std::unique_ptr<ScaleOut>> created
+            = ScaleOut::create(config, *leadership, events.newRecorder({HostEventComponent, {}}));
         if (!created)
             return failWith(created.error());
         scaleOut = std::move(*created);
+        registry.registerCollectable(std::make_shared<ScaleOutMetrics>(*scaleOut, plugins));
     }
 
     // Handlers choose their own resync period (ControllerContext::resyncPeriod()).

@@ -7,14 +7,38 @@
 
 namespace qcm::host {
 
-Result<std::unique_ptr<ScaleOut>> ScaleOut::create(
-    const ControllerManagerConfig &config, Leadership &leadership)
+namespace {
+
+// "a, b" or "none".
+QString listed(QStringList members)
+{
+    members.sort();
+    return members.isEmpty() ? QStringLiteral("none") : members.join(u", ");
+}
+
+// Who is in `from` and not in `without`.
+QStringList minus(const QStringList &from, const QStringList &without)
+{
+    QStringList left;
+    for (const QString &m : from)
+        if (!without.contains(m))
+            left.append(m);
+    return left;
+}
+
+} // namespace
+
+Result<std::unique_ptr<ScaleOut>> ScaleOut::create(const ControllerManagerConfig &config,
+    Leadership &leadership, std::shared_ptr<record::EventRecorder> events)
 {
     if (config.scaleOutGroup.isEmpty() || !config.leaderElection.leaderElect)
         return Error {config.file, QStringLiteral("scaleOut.group"),
             QStringLiteral("needs a group and leaderElection.leaderElect")};
     std::unique_ptr<ScaleOut> scaleOut(new ScaleOut);
     scaleOut->m_leadership = &leadership;
+    scaleOut->m_name = config.scaleOutGroup;
+    scaleOut->m_namespace = config.leaderElection.resourceNamespace;
+    scaleOut->m_events = std::move(events);
     scaleOut->m_informers
         = std::make_unique<cache::SharedInformerFactory>(leadership.client(), Duration::zero());
     const host::LeaderElectionConfig &le = config.leaderElection;
@@ -47,12 +71,31 @@ void ScaleOut::start()
         [group](const leaderelection::LeaderToken &term) { group->setLeader(term); });
     QObject::connect(elector, &leaderelection::LeaderElector::stoppedLeading, group,
         [group] { group->setLeader({}); });
-    QObject::connect(group, &sharding::ShardGroup::acknowledged, group, [group](quint64 epoch) {
-        qCInfo(lcHost).noquote() << QStringLiteral("scale-out: %1 entered epoch %2 (members %3)")
-                                        .arg(group->membership().incarnation())
-                                        .arg(epoch)
-                                        .arg(group->ring().epoch().members.join(u", "));
-    });
+    QObject::connect(
+        group, &sharding::ShardGroup::acknowledged, group, [this, group](quint64 epoch) {
+            ++m_epochsEntered;
+            qCInfo(lcHost).noquote()
+                << QStringLiteral("scale-out: %1 entered epoch %2 (members %3)")
+                       .arg(group->membership().incarnation())
+                       .arg(epoch)
+                       .arg(group->ring().epoch().members.join(u", "));
+        });
+    if (m_events) {
+        record::ObjectReference ring;
+        ring.kind = QStringLiteral("Lease");
+        ring.apiVersion = QStringLiteral("coordination.k8s.io/v1");
+        ring.namespaceName = m_namespace;
+        ring.name = sharding::RingLease::leaseName(m_name);
+        QObject::connect(&group->ring(), &sharding::RingLease::epochWritten, group,
+            [this, ring](const sharding::Epoch &epoch, const sharding::Epoch &previous) {
+                m_events->event(ring, record::EventTypeNormal, QStringLiteral("EpochWritten"),
+                    QStringLiteral("epoch %1 of group %2: members %3; joined %4; left %5")
+                        .arg(epoch.number)
+                        .arg(m_name, listed(epoch.members),
+                            listed(minus(epoch.members, previous.members)),
+                            listed(minus(previous.members, epoch.members))));
+            });
+    }
     m_group->start();
 }
 

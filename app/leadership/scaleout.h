@@ -12,6 +12,9 @@
 //     the group (startedLeading: it writes epochs; stoppedLeading: it stops).
 //   * leave() is the graceful leave of a shutdown, once the controllers have stopped: the
 //     membership Lease is deleted, so that the others take this replica's keys at once.
+//   * Each epoch this replica writes (as the leader) is a placement change: a Normal Event
+//     EpochWritten on the ring Lease names the epoch, its members, who joined and who left.
+//     Each epoch it enters is logged and counted (epochsEntered(), ScaleOutMetrics).
 //
 // Thread safety: the host's main thread only.
 #pragma once
@@ -20,6 +23,7 @@
 #include "leadership/leadership.h"
 
 #include <qcm/cache/sharedinformerfactory.h>
+#include <qcm/record/eventrecorder.h>
 #include <qcm/sharding/shardgroup.h>
 
 #include <functional>
@@ -30,13 +34,18 @@ namespace qcm::host {
 class ScaleOut
 {
 public:
-    // Needs config.scaleOutGroup; an error names the field.
-    static Result<std::unique_ptr<ScaleOut>> create(
-        const ControllerManagerConfig &config, Leadership &leadership);
+    // Needs config.scaleOutGroup; an error names the field. `events` records the placement
+    // changes (null: none).
+    static Result<std::unique_ptr<ScaleOut>> create(const ControllerManagerConfig &config,
+        Leadership &leadership, std::shared_ptr<record::EventRecorder> events = nullptr);
     ~ScaleOut();
     Q_DISABLE_COPY_MOVE(ScaleOut)
 
     std::shared_ptr<sharding::ShardGroup> group() const { return m_group; }
+    // scaleOut.group.
+    QString name() const { return m_name; }
+    // How many epochs this replica entered (acknowledged) so far.
+    quint64 epochsEntered() const { return m_epochsEntered; }
     // Starts the membership, and gives the group each term of `leadership`'s elector.
     void start();
     // Leaves the group; `done` runs on the main thread once the Lease is gone (or its delete
@@ -47,6 +56,10 @@ private:
     ScaleOut() = default;
 
     Leadership *m_leadership = nullptr;
+    QString m_name;
+    QString m_namespace;
+    std::shared_ptr<record::EventRecorder> m_events;
+    quint64 m_epochsEntered = 0;
     // Declared first, destroyed last: the group's informers come from it.
     std::unique_ptr<cache::SharedInformerFactory> m_informers;
     std::shared_ptr<sharding::ShardGroup> m_group;

@@ -117,6 +117,11 @@ public:
     bool hasSynced() const;
     // Workers currently inside reconcile().
     int activeWorkers() const;
+    // Sharding: how many objects cached by the primary informer (the controller's own
+    // resource, setPrimaryInformer()) have a key this replica owns in the newest epoch it
+    // read. -1 when the controller is not sharded or has no primary informer. Walks that
+    // cache: for metrics at scrape time, not for every event. The Controller's thread.
+    qsizetype ownedKeys() const;
 
     // --- enqueueing (any thread) ------------------------------------------------------
     void enqueue(const QString &key);
@@ -134,8 +139,12 @@ public:
     // and waits for the informer and the handler to sync before starting workers.
     std::shared_ptr<cache::HandlerRegistration> addEventHandler(
         cache::SharedIndexInformer *informer, const cache::ResourceEventHandler &handler);
-    // Enqueues the key of every added, updated (resyncs included) and deleted object.
+    // Enqueues the key of every added, updated (resyncs included) and deleted object. The
+    // first informer given to it is the primary one, unless one was set.
     std::shared_ptr<cache::HandlerRegistration> watch(cache::SharedIndexInformer *informer);
+    // The informer of the kind this controller reconciles (controller-runtime's For; the
+    // builder's forKind() sets it), whose objects' keys are its reconcile keys.
+    void setPrimaryInformer(cache::SharedIndexInformer *informer);
     // Enqueues the controller owner's key of every added, updated and deleted object whose
     // controller reference names ownerGroup/ownerKind. Resyncs (an update that leaves the
     // resourceVersion unchanged) are skipped, as kube's sample-controller does.

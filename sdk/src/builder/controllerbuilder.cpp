@@ -69,6 +69,7 @@ std::optional<Error> ControllerBuilder::complete()
         std::function<QStringList(const Object &)> keysOf;
         switch (w.kind) {
         case Watch::Kind::For:
+            m_controller.setPrimaryInformer(factory->informerFor(w.gvr));
             break;
         case Watch::Kind::Owns:
             keysOf = [group = m_forGroup, kind = m_forKind, scope = m_forScope](const Object &o) {

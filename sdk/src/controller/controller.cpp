@@ -15,6 +15,7 @@
 
 #include <pthread.h>
 
+#include <algorithm>
 #include <condition_variable>
 #include <mutex>
 #include <thread>
@@ -100,6 +101,7 @@ struct Controller::Private
         cache::ResourceEventHandler handler; // as registered (guarded), for replay()
     };
     std::vector<Watched> watched;
+    QPointer<cache::SharedIndexInformer> primary; // for ownedKeys()
     QList<QMetaObject::Connection> syncConnections;
     bool started = false;
     bool stopped = false;
@@ -548,7 +550,23 @@ std::shared_ptr<cache::HandlerRegistration> Controller::watch(cache::SharedIndex
     handler.onAdd = [this](const Object &object, bool) { enqueue(object); };
     handler.onUpdate = [this](const Object &, const Object &object) { enqueue(object); };
     handler.onDelete = [this](const Object &object, bool) { enqueue(object); };
+    if (!d->primary)
+        d->primary = informer;
     return addEventHandler(informer, handler);
+}
+
+void Controller::setPrimaryInformer(cache::SharedIndexInformer *informer)
+{
+    d->primary = informer;
+}
+
+qsizetype Controller::ownedKeys() const
+{
+    if (!d->shardFilter || !d->primary)
+        return -1;
+    const QStringList keys = d->primary->indexer().listKeys();
+    return std::count_if(
+        keys.cbegin(), keys.cend(), [this](const QString &key) { return d->mayEnqueue(key); });
 }
 
 std::shared_ptr<cache::HandlerRegistration> Controller::watchOwned(

@@ -222,7 +222,7 @@ void RingLease::write()
     whenFinished(
         d->config.client->requestAsync(verb, path, {},
             QJsonDocument(lease.json()).toJson(QJsonDocument::Compact), "application/json"),
-        d->mailbox, [this, next](const Response &response) {
+        d->mailbox, [this, next, previous = d->epoch](const Response &response) {
             d->writing = false;
             const ObjectResult written = RestClient::decodeObject(response);
             if (written) {
@@ -230,7 +230,7 @@ void RingLease::write()
                                                 .arg(next.number)
                                                 .arg(d->config.group, next.members.join(u','));
                 d->differingSince.reset(); // a new epoch: a new difference starts from here
-                emit epochWritten(next);
+                emit epochWritten(next, previous);
                 onLease(*written);
                 return;
             }

@@ -10,8 +10,11 @@ qcm.io/replica of the ConfigMaps it reconciles, so the annotation shows who owns
     the ring Lease's epoch lists both incarnations;
   * every ConfigMap is reconciled, by one replica or the other, each owning a fair part;
   * the owners do not flap: the annotations stay as they are while nothing changes;
+  * the metrics agree (qcm_scaleout_keys_owned is each replica's part; the epoch, serving and
+    base epochs are the ring's), and the leader's EpochWritten Event names the placement;
   * SIGTERM to one replica: it exits 0 after leaving (its Lease is deleted at once), and the
-    other takes every key, within seconds, not after the lease has expired.
+    other takes every key, within seconds, not after the lease has expired; an Event names
+    the leave.
 
     test_scaleout.py --qcm BINARY --plugins FIXTURE_DIR
 """
@@ -53,6 +56,14 @@ def leases(cluster, ns, group):
     return sorted((i["spec"].get("holderIdentity", ""),
                    (i["metadata"].get("annotations") or {}).get("scale-out.qcm.io/term"))
                   for i in items)
+
+
+def placement_events(cluster, ns, group):
+    """The messages of the EpochWritten Events on the group's ring Lease."""
+    items = json.loads(cluster.kubectl(
+        "get", "events", "-n", ns, "-o", "json", "--field-selector",
+        f"involvedObject.name={group}-ring,reason=EpochWritten"))["items"]
+    return [i["message"] for i in items]
 
 
 def main():
@@ -114,6 +125,23 @@ def main():
                                            f"{seen} then {owners(cluster, ns)}")
         print(f"{KEYS} keys split {counts}, stable", flush=True)
 
+        # The metrics say the same: each replica owns what it annotated, both serve the epoch
+        # on the ring Lease, past its barrier. The leader's Event names the placement change.
+        now = epoch(cluster, ns, group)["number"]
+        for name, q in (("r1", r1), ("r2", r2)):
+            samples = q.metrics()
+            value = lambda metric, **labels: qcmhost.metric(samples, metric, group=group, **labels)
+            check(value("qcm_scaleout_keys_owned", controller=CONFIGMAPS) == counts[name],
+                  f"{name}'s qcm_scaleout_keys_owned is not its {counts[name]} keys")
+            for metric in ("qcm_scaleout_epoch", "qcm_scaleout_serving_epoch",
+                           "qcm_scaleout_base_epoch"):
+                check(value(metric) == now, f"{name}'s {metric} is {value(metric)}, not {now}")
+            check(value("qcm_scaleout_members") == 2, f"{name}'s qcm_scaleout_members")
+            check(value("qcm_scaleout_epochs_entered_total") >= 1, f"{name} entered no epoch")
+        wait(f"the EpochWritten Event of epoch {now}", lambda: any(
+            f"epoch {now} of group {group}: members " in m and m.endswith("; left none")
+            for m in placement_events(cluster, ns, group)), 30)
+
         # A graceful leave: r2 exits 0, its Lease is gone at once, r1 takes every key.
         left = time.monotonic()
         r2.signal(signal.SIGTERM)
@@ -127,6 +155,11 @@ def main():
         took = time.monotonic() - left
         check(len(epoch(cluster, ns, group)["members"]) == 1, f"{epoch(cluster, ns, group)}")
         print(f"r2 left; r1 owned every key {took:.1f}s after the SIGTERM", flush=True)
+        r2_member = next(m for m in listed["members"] if m.split("/")[0] != remaining[0][0])
+        wait("the Event of r2's leave", lambda: any(
+            m.endswith(f"; left {r2_member}") for m in placement_events(cluster, ns, group)), 30)
+        check(qcmhost.metric(r1.metrics(), "qcm_scaleout_keys_owned", group=group,
+                             controller=CONFIGMAPS) == KEYS, "r1 does not own every key")
 
         r1.signal(signal.SIGTERM)
         code = r1.wait(60)

@@ -121,6 +121,7 @@ class Env:
         self.manifests = pathlib.Path(args.source) / "packaging" / "kubernetes"
         self.workdir = pathlib.Path(tempfile.mkdtemp(prefix="qcm-kubernetes-e2e-"))
         self.processes = []
+        self.cleanups = []  # run after the processes have stopped
 
     def kubectl(self, *args, stdin=None, check=True):
         """kubectl as the cluster's admin: (stdout, stderr)."""
@@ -147,6 +148,8 @@ class Env:
     def cleanup(self):
         for p in self.processes:
             p.stop()
+        for c in self.cleanups:
+            c()
         shutil.rmtree(self.workdir, ignore_errors=True)
 
 
@@ -283,6 +286,29 @@ def metrics_reader(env, qcm, ns):
     env.kubectl("delete", "clusterrolebinding", f"{ns}-scraper")
 
 
+def in_cluster_environment(env):
+    """The in-cluster configuration's files, as the kubelet mounts them (a real token of the
+    ServiceAccount, the cluster's CA), and the environment that points qcm at them:
+    (environment, the files' directory)."""
+    sa_dir = env.workdir / "serviceaccount"
+    sa_dir.mkdir()
+    token, _ = env.kubectl("create", "token", SA, "-n", NS, "--duration=1h")
+    (sa_dir / "token").write_text(token.strip())
+    shutil.copy(env.cluster.dir / "ca.crt", sa_dir / "ca.crt")
+    (sa_dir / "namespace").write_text(NS)
+    environment = {k: v for k, v in os.environ.items() if k != "KUBECONFIG"}
+    environment.update({
+        "KUBERNETES_SERVICE_HOST": "127.0.0.1",
+        "KUBERNETES_SERVICE_PORT": str(env.cluster.state["port"]),
+        "QCM_SERVICE_ACCOUNT_DIR": str(sa_dir),
+    })
+    return environment, sa_dir
+
+
+def forbidden_lines(qcm):
+    return [l for l in qcm.log().splitlines() if "forbidden" in l.lower() or " 403" in l]
+
+
 def in_cluster(env):
     for name in ("00-namespace.yaml", "10-crd-foo.yaml", "20-serviceaccount.yaml",
                  "30-rbac.yaml", "40-configmap.yaml"):
@@ -292,25 +318,12 @@ def in_cluster(env):
     # A Lease left by an earlier run that was killed would make this one wait it out.
     env.kubectl("delete", "lease", "qcm", "-n", NS, "--ignore-not-found")
 
-    # The in-cluster configuration's files, as the kubelet mounts them.
-    sa_dir = env.workdir / "serviceaccount"
-    sa_dir.mkdir()
-    token, _ = env.kubectl("create", "token", SA, "-n", NS, "--duration=1h")
-    (sa_dir / "token").write_text(token.strip())
-    shutil.copy(env.cluster.dir / "ca.crt", sa_dir / "ca.crt")
-    (sa_dir / "namespace").write_text(NS)
+    environment, sa_dir = in_cluster_environment(env)
 
     # The ConfigMap's file, read back from the cluster, as its volume holds it.
     cm = env.cluster.get_json("configmap", NS, "qcm-config")
     config_text = cm["data"]["controller-manager.yaml"]
     config_file = write_configmap_volume(env.workdir / "etc-qcm", config_text, 1)
-
-    environment = {k: v for k, v in os.environ.items() if k != "KUBECONFIG"}
-    environment.update({
-        "KUBERNETES_SERVICE_HOST": "127.0.0.1",
-        "KUBERNETES_SERVICE_PORT": str(env.cluster.state["port"]),
-        "QCM_SERVICE_ACCOUNT_DIR": str(sa_dir),
-    })
     # Qcm passes --config with a file of its own first; the later --config wins (as in pflag),
     # so qcm reads the ConfigMap volume. The plugins are the build's, the port a free one.
     qcm = qcmhost.Qcm(env.args.qcm, env.workdir, "incluster", config_text,
@@ -334,7 +347,7 @@ def in_cluster(env):
     sample_controller(env, qcm, ns)
     configmap_restarter(env, qcm, ns)
     ttl_after_finished(env, qcm, ns)
-    forbidden = [l for l in qcm.log().splitlines() if "forbidden" in l.lower() or " 403" in l]
+    forbidden = forbidden_lines(qcm)
     check(not forbidden, "403s with the full role:\n" + "\n".join(forbidden))
     metrics_reader(env, qcm, ns)
 
@@ -377,7 +390,7 @@ def in_cluster(env):
           f"the Lease is held by {holder!r} after the failover")
     wait("sample-controller running on the new leader",
          lambda: standby.plugin_state("sample-controller") == "running", 60, standby)
-    forbidden = [l for l in standby.log().splitlines() if "forbidden" in l.lower()]
+    forbidden = forbidden_lines(standby)
     check(not forbidden, "403s on the standby:\n" + "\n".join(forbidden))
 
     standby.signal(signal.SIGTERM)
@@ -506,16 +519,17 @@ def least_privilege(env, qcm, ns):
 SCENARIOS = {"dry_run": dry_run, "in_cluster": in_cluster}
 
 
-def main():
+def run(scenarios):
+    """Runs the scenario --scenario names, of `scenarios`, in an Env of its own."""
     parser = argparse.ArgumentParser()
     parser.add_argument("--qcm", required=True)
     parser.add_argument("--plugins", required=True)
     parser.add_argument("--source", required=True)
-    parser.add_argument("--scenario", required=True, choices=sorted(SCENARIOS))
+    parser.add_argument("--scenario", required=True, choices=sorted(scenarios))
     args = parser.parse_args()
     env = Env(args)
     try:
-        SCENARIOS[args.scenario](env)
+        scenarios[args.scenario](env)
     finally:
         env.cleanup()
     print(f"PASS {args.scenario}", flush=True)
@@ -523,4 +537,4 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run(SCENARIOS))

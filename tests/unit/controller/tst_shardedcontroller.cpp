@@ -6,9 +6,11 @@
 // reconcile keys to the keys hashed.
 #include "../cache/fakelisterwatcher.h"
 
+#include <qcm/builder/controllerbuilder.h>
 #include <qcm/controller.h>
 #include <qcm/metrics/registry.h>
 #include <qcm/sharding/shardfilter.h>
+#include <qcm/testing/fakeclient.h>
 
 #include <QtTest/QtTest>
 
@@ -127,6 +129,8 @@ private slots:
     void ownershipChangedEnqueuesTheCachesAgain();
     void theShardKeyFunctionMapsKeys();
     void aThrowingShardKeyFunctionHashesTheKey();
+    void ownedKeysCountsTheWatchedCache();
+    void ownedKeysCountsTheBuildersForKind();
 
 private:
     ControllerContext context(const std::shared_ptr<FakeShardFilter> &filter);
@@ -293,6 +297,60 @@ void tst_ShardedController::aThrowingShardKeyFunctionHashesTheKey()
     s.start();
     QTRY_COMPARE(c.callsFor(QStringLiteral("ns/c")), 1); // the process lives on
     QCOMPARE(c.callsFor(QStringLiteral("ns/a")), 0);
+}
+
+void tst_ShardedController::ownedKeysCountsTheWatchedCache()
+{
+    auto filter = std::make_shared<FakeShardFilter>();
+    filter->setOwned({QStringLiteral("owner-of:ns/a"), QStringLiteral("owner-of:ns/c")});
+    Sharded s(context(filter), filter);
+    RecordingController &c = s.controller;
+    QCOMPARE(c.ownedKeys(), -1); // nothing given to watch() yet
+    c.setShardKeyFunction([](const QString &key) { return QStringLiteral("owner-of:") + key; });
+    s.start();
+    QTRY_COMPARE(c.ownedKeys(), 2); // through the shard key function, like owns()
+    filter->setOwned({QStringLiteral("owner-of:ns/b")});
+    QCOMPARE(c.ownedKeys(), 1); // the newest ownership, at each call
+
+    ControllerContext plain(QStringLiteral("not-sharded"));
+    plain.setMetricsRegistry(&m_registry);
+    ThreeObjects objects;
+    RecordingController unsharded(plain);
+    unsharded.watch(&objects.informer);
+    QCOMPARE(unsharded.ownedKeys(), -1);
+}
+
+void tst_ShardedController::ownedKeysCountsTheBuildersForKind()
+{
+    const client::GroupVersionResource configMaps {
+        QString(), QStringLiteral("v1"), QStringLiteral("configmaps")};
+    const client::GroupVersionResource secrets {
+        QString(), QStringLiteral("v1"), QStringLiteral("secrets")};
+    auto filter = std::make_shared<FakeShardFilter>();
+    filter->setOwned({QStringLiteral("ns/a"), QStringLiteral("ns/b")});
+    qcm::testing::FakeClient server;
+    QObject owner;
+    ControllerContext c = context(filter);
+    c.setInformerFactory(server.informerFactory(&owner));
+    RecordingController controller(c);
+    // Secrets first: the primary informer is the For kind's, whatever the order.
+    const std::optional<Error> error = builder::ControllerBuilder(controller)
+                                           .owns(secrets)
+                                           .forResource(configMaps, QStringLiteral("ConfigMap"))
+                                           .complete();
+    QVERIFY2(!error, error ? qPrintable(error->toString()) : "");
+    for (const QString &name : {QStringLiteral("a"), QStringLiteral("b"), QStringLiteral("c")}) {
+        for (const auto &gvr : {configMaps, secrets}) {
+            client::Object o;
+            o.setNamespaceName(QStringLiteral("ns"));
+            o.setName(name);
+            QVERIFY(server.create(gvr, o));
+        }
+    }
+    c.informerFactory()->start();
+    QTRY_COMPARE(c.informerFactory()->informerFor(configMaps)->indexer().listKeys().size(), 3);
+    QCOMPARE(controller.ownedKeys(), 2);
+    c.informerFactory()->shutdown();
 }
 
 QTEST_MAIN(tst_ShardedController)

@@ -16,8 +16,9 @@
 // number, or the same number with another id: the annotation was lost and written again), it
 // writes epoch max(epoch, highest ack) + 1 with the alive members, a fresh id, and `previous`
 // = the id of the epoch it read: a PUT carrying the resourceVersion it read (or a create, when
-// the Lease does not exist yet), so that of two leaders in a handover only one write succeeds. A failed write is tried again after `dwell`, against what the informer
-// has read meanwhile. The highest ack keeps numbers growing even if the annotation was lost or
+// the Lease does not exist yet), so that of two leaders in a handover only one write
+// succeeds. A failed write is tried again after `dwell`, against what the informer has read
+// meanwhile. The highest ack keeps numbers growing even if the annotation was lost or
 // edited, and the ids tell a number written twice apart.
 //
 // Thread safety: a RingLease belongs to the thread that created it and runs on its event
@@ -70,8 +71,9 @@ public:
 
 signals:
     void epochChanged(const qcm::sharding::Epoch &epoch);
-    // A write of this member's succeeded (for logs, metrics and tests).
-    void epochWritten(const qcm::sharding::Epoch &epoch);
+    // A write of this member's succeeded, over `previous` (the epoch read before; number 0
+    // for the first): for logs, the host's Event of each placement change, and tests.
+    void epochWritten(const qcm::sharding::Epoch &epoch, const qcm::sharding::Epoch &previous);
 
 private:
     explicit RingLease(Config config, QObject *parent);
