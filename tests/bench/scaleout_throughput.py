@@ -16,12 +16,14 @@ nothing. For each replica count the script:
      has one.
 
 throughput = keys / that time. The ideal is workers * replicas / sleep; the target is at
-least 0.8 x N times the one-replica figure. The timings are long (lease 30 s, renew 20 s,
+least 0.8 x N times the one-replica figure. With --idle-seconds, the settled group's Lease
+requests per second are counted afterwards from the API server's metrics (writes: PUT, PATCH,
+POST, DELETE; reads: GET, LIST), beside the cluster's own over as long before the first run. The timings are long (lease 30 s, renew 20 s,
 retry 2 s) so that the pause while labelling costs no replica its membership.
 
     scaleout_throughput.py --qcm BINARY --plugins FIXTURE_DIR [--replicas 1,2,3]
                            [--keys 400] [--workers 4] [--sleep-ms 20] [--repeat 3]
-                           [--check-split]
+                           [--idle-seconds S] [--check-split]
 
 CI runs its short form (CTest bench_scaleout_throughput_short: 1 and 2 replicas, 120 keys,
 one run each, --check-split). It checks that the replicas split the keys and reconcile every
@@ -63,6 +65,30 @@ def records(path):
         kind, key, _, t = line.split()
         out.append((kind, key, int(t)))
     return out
+
+
+LEASE_WRITES = ("PUT", "PATCH", "POST", "DELETE")
+
+
+def lease_requests(cluster):
+    """{verb: count} of the API server's Lease requests so far (apiserver_request_total)."""
+    counts = collections.Counter()
+    for line in cluster.kubectl("get", "--raw", "/metrics").splitlines():
+        if line.startswith("apiserver_request_total{") and 'resource="leases"' in line:
+            verb = line.split('verb="', 1)[1].split('"', 1)[0]
+            counts[verb] += float(line.rsplit(" ", 1)[1])
+    return counts
+
+
+def lease_rates(cluster, seconds):
+    """Lease writes and reads per second over the next `seconds`: (writes, reads)."""
+    before = lease_requests(cluster)
+    time.sleep(seconds)
+    after = lease_requests(cluster)
+    delta = {v: after[v] - before[v] for v in after}
+    writes = sum(delta.get(v, 0) for v in LEASE_WRITES)
+    reads = sum(delta.get(v, 0) for v in ("GET", "LIST"))
+    return writes / seconds, reads / seconds
 
 
 def cpu_seconds(pid):
@@ -139,11 +165,13 @@ def one_run(args, cluster, workdir, n, run):
         # What each replica pays for watching every key, whatever it owns: its RSS now, and
         # the CPU it used since it started (all of it: start, sync, both rounds).
         costs = [(q.rss_bytes() / 2**20, cpu_seconds(q.process.pid)) for q in replicas.values()]
+        # The steady Lease traffic of the settled group (renewals; no epoch changes).
+        leases = lease_rates(cluster, args.idle_seconds) if args.idle_seconds else None
         for q in replicas.values():
             q.signal(signal.SIGTERM)
         for q in replicas.values():
             check(q.wait(60) == 0, f"{q.name} did not exit 0")
-        return seconds, per_replica, costs
+        return seconds, per_replica, costs, leases
     finally:
         for q in replicas.values():
             q.stop()
@@ -159,6 +187,9 @@ def main():
     parser.add_argument("--workers", type=int, default=4)
     parser.add_argument("--sleep-ms", type=int, default=20)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--idle-seconds", type=float, default=0,
+                        help="after each run, count the settled group's Lease requests for "
+                             "this long (the API server's apiserver_request_total)")
     parser.add_argument("--check-split", action="store_true",
                         help="fail unless, with several replicas, each reconciled a part of the "
                              "keys (none above 85%%) and every key was reconciled")
@@ -178,10 +209,12 @@ def main():
         print(f"{args.keys} keys, {args.workers} workers per replica, {args.sleep_ms} ms per "
               f"reconcile (ideal {ideal:.0f}/s per replica), {args.repeat} runs each", flush=True)
         medians = {}
+        # The Lease traffic of the cluster alone (kube-apiserver's identity Lease), for scale.
+        baseline = lease_rates(cluster, args.idle_seconds) if args.idle_seconds else None
         for n in (int(x) for x in args.replicas.split(",")):
             rates = []
             for run in range(args.repeat):
-                seconds, per_replica, costs = one_run(args, cluster, workdir, n, run)
+                seconds, per_replica, costs, leases = one_run(args, cluster, workdir, n, run)
                 rates.append(args.keys / seconds)
                 if args.check_split and n > 1:
                     check(sum(per_replica) >= args.keys
@@ -190,7 +223,10 @@ def main():
                 print(f"  {n} replica(s), run {run + 1}: {seconds:.3f} s, "
                       f"{rates[-1]:.0f} reconciles/s, per replica {per_replica}; RSS "
                       f"{', '.join(f'{r:.1f}' for r, _ in costs)} MiB, CPU "
-                      f"{', '.join(f'{c:.2f}' for _, c in costs)} s", flush=True)
+                      f"{', '.join(f'{c:.2f}' for _, c in costs)} s"
+                      + (f"; Lease writes {leases[0]:.2f}/s, reads {leases[1]:.2f}/s "
+                         f"(the cluster's own: {baseline[0]:.2f}/s, {baseline[1]:.2f}/s)"
+                         if leases else ""), flush=True)
             medians[n] = statistics.median(rates)
         base = medians.get(1)
         for n, rate in medians.items():
