@@ -12,7 +12,7 @@ three real qcm replicas running in-cluster on it (issue 14, section 7).
   replicas  the directory applied for real; three qcm replicas on a real token of the
             ServiceAccount (as test_manifests.py's in_cluster runs one) form the group: the
             ring's epoch lists the three, and each entered it. Twelve Foos get their
-            Deployments; each Foo is owned by exactly one replica (the sum of
+            Deployments; each Foo in the cluster is owned by exactly one replica (the sum of
             qcm_scaleout_keys_owned), more than one replica reconciled, and no log has a 403.
             A fourth replica on a ServiceAccount with every role but qcm:scale-out is refused
             with the API server's 403 on the group's Leases, naming it, and joins once the
