@@ -45,6 +45,7 @@ struct LeaderElector::Private
     QString reportedLeader;
     QByteArray observedRawRecord;
     std::function<void(bool)> releaseDone; // while Releasing
+    TimePoint releaseDeadline; // while Releasing: when the release gives up
 
     // Read from any thread.
     mutable std::mutex mutex;

@@ -300,6 +300,10 @@ void LeaderElector::onRetryTimer()
         startAttempt();
         return;
     case Private::State::Releasing:
+        // A firing of the renewal timer that waited in the event queue while the loop was
+        // blocked (the host stops its controllers first): not the release's deadline.
+        if (d->clock->now() < d->releaseDeadline)
+            return;
         // The release ran out of time (renewDeadline); give up on it.
         qCWarning(lcLeaderElection).noquote()
             << "Failed to release lock" << d->desc() << "within renewDeadline";

@@ -83,7 +83,8 @@ void LeaderElector::release(std::function<void(bool)> done)
 {
     // Bounded by renewDeadline, as client-go's: onRetryTimer gives up then.
     d->releaseDone = std::move(done);
-    d->retryTimer->reset(d->clock->now() + d->config.renewDeadline);
+    d->releaseDeadline = d->clock->now() + d->config.renewDeadline;
+    d->retryTimer->reset(d->releaseDeadline);
     releaseStep(++d->attempt);
 }
 

@@ -165,6 +165,7 @@ private slots:
     void releaseNeverClearsAnotherHolder();
     void releaseOnCancellationOfUpdate();
     void releaseOnCancellationOfGet();
+    void releaseAfterABlockedEventLoop();
     void leaderElectionHealthChecker_data();
     void leaderElectionHealthChecker();
     void checkMethodRace();
@@ -579,6 +580,24 @@ void tst_LeaderElector::releaseOnCancellationOfUpdate()
         (QStringList {QStringLiteral("baz became leader"), QStringLiteral("baz stopped leading")}));
     QCOMPARE(h.signalsSeen.last(), QStringLiteral("finished"));
     QVERIFY(!h.elector->isRunning());
+}
+
+// The host stops its controllers before it releases, blocking its event loop meanwhile: a
+// renewal timer that fired then is still queued when the release starts. It must not count as
+// the release's deadline (it used to: "Failed to release lock ... within renewDeadline" at
+// once, and the standby waited out the whole lease).
+void tst_LeaderElector::releaseAfterABlockedEventLoop()
+{
+    Harness h([](LeaderElectionConfig &c) { c.releaseOnCancel = true; });
+    h.elector->run();
+    settle();
+    QVERIFY(h.signalsSeen.contains(QStringLiteral("started")));
+    h.clock.step(1500ms); // the retry timer fires; its callback waits in the event queue
+    h.elector->stop();
+    settle();
+    QCOMPARE(h.lock->stored->holderIdentity, QString()); // released
+    QCOMPARE(h.lock->stored->leaseDurationSeconds, 1);
+    QCOMPARE(h.signalsSeen.last(), QStringLiteral("finished"));
 }
 
 // client-go's "release acquired lock on cancellation of get" never releases: its 4th get (the
