@@ -235,3 +235,13 @@ def ring_epoch(cluster, ns, group):
     out = cluster.kubectl("get", "lease", "-n", ns, f"{group}-ring", "-o", "json", check=False)
     annotations = (json.loads(out)["metadata"].get("annotations") or {}) if out else {}
     return json.loads(annotations.get("scale-out.qcm.io/epoch", '{"members": []}'))
+
+
+def recorder_records(path):
+    """fixture-recorder's records in `path` (tests/fixtures/plugins/recorder.cpp), one per
+    line "S|E <namespace/name> <replica> <CLOCK_MONOTONIC ns>": [(kind, key, replica, t_ns)]."""
+    records = []
+    for line in path.read_text().splitlines():
+        kind, key, replica, t = line.split(" ")
+        records.append((kind, key, replica, int(t)))
+    return records

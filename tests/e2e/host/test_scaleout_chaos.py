@@ -94,12 +94,9 @@ class Writer(threading.Thread):
 
 
 def read_records(path):
-    """[(kind, key, replica, t)] of one replica's record file."""
-    records = []
-    for line in path.read_text().splitlines():
-        kind, key, replica, t = line.split(" ")
-        records.append((kind, key.split("/", 1)[1], replica, int(t)))
-    return records
+    """[(kind, name, replica, t)] of one replica's record file: keys without the namespace."""
+    return [(kind, key.split("/", 1)[1], replica, t)
+            for kind, key, replica, t in qcmhost.recorder_records(path)]
 
 
 def intervals(records_by_replica, deaths):
