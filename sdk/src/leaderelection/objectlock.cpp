@@ -9,6 +9,8 @@
 #include <QtCore/QJsonDocument>
 #include <QtCore/QTimer>
 
+#include <deque>
+
 namespace qcm::leaderelection {
 
 using namespace qcm::client;
@@ -29,6 +31,35 @@ struct ObjectLock::Private
     quint64 calls = 0;
     bool watching = false;
     std::shared_ptr<Watch> watch;
+    // update() and patch() take turns (objectlock.h): the updates and the patch in flight, and
+    // the calls waiting for their turn, in the order they were asked for.
+    int updatesInFlight = 0;
+    bool patching = false;
+    struct Waiting
+    {
+        bool patch;
+        std::function<void()> send;
+    };
+    std::deque<Waiting> waiting;
+
+    bool mayStart(bool patch) const { return !patching && (!patch || updatesInFlight == 0); }
+    // Sends now when its turn has come, or once the calls before it have been answered.
+    void inTurn(bool patch, std::function<void()> send)
+    {
+        if (waiting.empty() && mayStart(patch))
+            send();
+        else
+            waiting.push_back({patch, std::move(send)});
+    }
+    // Called with each answer: sends what waited for it.
+    void sendWaiting()
+    {
+        while (!waiting.empty() && mayStart(waiting.front().patch)) {
+            const std::function<void()> send = std::move(waiting.front().send);
+            waiting.pop_front();
+            send();
+        }
+    }
 
     QString objectPath() const
     {
@@ -122,35 +153,51 @@ QFuture<WriteResult> ObjectLock::create(const LeaderElectionRecord &record)
 QFuture<WriteResult> ObjectLock::update(const LeaderElectionRecord &record)
 {
     auto promise = detail::startedPromise<WriteResult>();
-    if (!d->object)
-        return detail::fulfil(promise,
-            WriteResult(Status::transportError(QStringLiteral("NotInitialized"),
-                QStringLiteral("%1 not initialized, call get or create first").arg(d->kind))));
-    // As client-go, the remembered object carries the new record from now on, at the
-    // resourceVersion it was read with.
-    d->object = withRecord(*d->object, record);
-    const quint64 call = ++d->calls;
-    detail::whenFinished(
-        d->client->requestAsync("PUT", d->objectPath(), {}, encode(*d->object), "application/json"),
-        d->mailbox, [this, promise, call](const Response &response) {
-            ObjectResult updated = RestClient::decodeObject(response);
-            if (!updated) {
-                detail::fulfil(promise, WriteResult(updated.error()));
-                return;
-            }
-            if (call == d->calls)
-                d->object = *updated;
-            detail::fulfil(promise, WriteResult());
-        });
+    d->inTurn(false, [this, record, promise] {
+        if (!d->object) {
+            detail::fulfil(promise,
+                WriteResult(Status::transportError(QStringLiteral("NotInitialized"),
+                    QStringLiteral("%1 not initialized, call get or create first").arg(d->kind))));
+            return;
+        }
+        // As client-go, the remembered object carries the new record from now on, at the
+        // resourceVersion it was read with.
+        d->object = withRecord(*d->object, record);
+        const quint64 call = ++d->calls;
+        ++d->updatesInFlight;
+        detail::whenFinished(d->client->requestAsync("PUT", d->objectPath(), {}, encode(*d->object),
+                                 "application/json"),
+            d->mailbox, [this, promise, call](const Response &response) {
+                --d->updatesInFlight;
+                ObjectResult updated = RestClient::decodeObject(response);
+                if (updated && call == d->calls)
+                    d->object = *updated;
+                detail::fulfil(promise, updated ? WriteResult() : WriteResult(updated.error()));
+                d->sendWaiting();
+            });
+    });
     return promise->future();
 }
 
-void ObjectLock::observe(const Object &object)
+QFuture<ObjectResult> ObjectLock::patch(QByteArray body, QByteArray contentType)
 {
-    if (object.namespaceName() != d->ns || object.name() != d->name)
-        return;
-    ++d->calls; // a reply to an earlier call no longer replaces it
-    d->object = object;
+    auto promise = detail::startedPromise<ObjectResult>();
+    d->inTurn(true, [this, body = std::move(body), contentType = std::move(contentType), promise] {
+        d->patching = true;
+        detail::whenFinished(
+            d->client->requestAsync("PATCH", d->objectPath(), {}, body, contentType), d->mailbox,
+            [this, promise](const Response &response) {
+                d->patching = false;
+                ObjectResult patched = RestClient::decodeObject(response);
+                if (patched) {
+                    ++d->calls; // a reply to an earlier call no longer replaces it
+                    d->object = *patched;
+                }
+                detail::fulfil(promise, std::move(patched));
+                d->sendWaiting();
+            });
+    });
+    return promise->future();
 }
 
 void ObjectLock::recordEvent(const QString &message)

@@ -247,12 +247,10 @@ void Membership::beginIncarnation(const LeaderToken &token)
             QJsonObject {{QStringLiteral("annotations"),
                 QJsonObject {{TermAnnotation, term}, {AckAnnotation, QJsonValue::Null}}}}}})
                                  .toJson(QJsonDocument::Compact);
-    whenFinished(
-        d->config.client->requestAsync("PATCH", d->path, {}, patch, "application/merge-patch+json"),
-        d->mailbox, [this, token, term, generation](const Response &response) {
+    whenFinished(d->lock->patch(patch, "application/merge-patch+json"), d->mailbox,
+        [this, token, term, generation](const ObjectResult &lease) {
             if (generation != d->generation || !token.isValid())
                 return; // the elector's term ended meanwhile
-            const ObjectResult lease = RestClient::decodeObject(response);
             if (!lease) {
                 qCWarning(lcMembership).noquote()
                     << QStringLiteral("cannot write term id on lease %1: %2 (trying again)")
@@ -265,7 +263,6 @@ void Membership::beginIncarnation(const LeaderToken &token)
                     });
                 return;
             }
-            d->lock->observe(*lease);
             d->term = term;
             d->uid = lease->uid();
             d->termVersion = lease->resourceVersion().toULongLong();
@@ -357,19 +354,14 @@ QFuture<std::optional<Error>> Membership::writeAck(const Ack &epoch)
               .toJson(QJsonDocument::Compact);
     auto promise = leaderelection::detail::startedPromise<std::optional<Error>>();
     d->ackInFlight = true;
-    whenFinished(
-        d->config.client->requestAsync("PATCH", d->path, {}, patch, "application/json-patch+json"),
-        d->mailbox,
+    whenFinished(d->lock->patch(patch, "application/json-patch+json"), d->mailbox,
         [this, epoch, promise, generation = d->generation, name = d->leaseName](
-            const Response &response) {
-            const ObjectResult lease = RestClient::decodeObject(response);
+            const ObjectResult &lease) {
             std::optional<Error> error;
             if (!lease)
                 error = Error {QStringLiteral("membership"),
                     QStringLiteral("write ack %1 on lease %2").arg(epoch.toString(), name),
                     lease.error().toString()};
-            else
-                d->lock->observe(*lease);
             if (generation == d->generation) {
                 d->ackInFlight = false;
                 if (!error && epoch.number >= d->ackWritten.number) {

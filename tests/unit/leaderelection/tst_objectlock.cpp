@@ -149,7 +149,8 @@ private slots:
     void unreadableRecordIsRememberedAndOverwritten();
     void eventsAreAboutTheLockObject();
     void labelsAreWrittenOnCreateAndUpdate();
-    void anObservedWriteIsWhatTheNextUpdateWritesOver();
+    void aPatchIsWhatTheNextUpdateWritesOver();
+    void patchesAndUpdatesTakeTurns();
 };
 
 namespace {
@@ -400,33 +401,91 @@ void tst_ObjectLock::labelsAreWrittenOnCreateAndUpdate()
 // The caller's own patch of the Lease (an annotation; resourceVersion 9) is what the next
 // update writes over, annotation included; the reply to an update sent before it, arriving
 // after it, does not replace it; an object of another name is ignored.
-void tst_ObjectLock::anObservedWriteIsWhatTheNextUpdateWritesOver()
+void tst_ObjectLock::aPatchIsWhatTheNextUpdateWritesOver()
 {
     LockOnHeldServer held;
     HeldServer &server = held.server;
     LeaseLock &lock = held.lock;
     QVERIFY(held.getAnswered("7"));
-    QFuture<WriteResult> inFlight = lock.update(mine());
+    QFuture<GetResult> lateRead = lock.get(); // answered after the patch, with an older version
     QTRY_COMPARE(server.requests.size(), 2);
 
-    Object patched(lease("9", "me"));
-    patched.setAnnotations({{QStringLiteral("scale-out.qcm.io/term"), QStringLiteral("ab")}});
-    lock.observe(patched);
-    server.reply(1, lease("8", "me")); // landed before the patch; answered after it
-    QTRY_VERIFY(inFlight.isFinished());
-    Object elsewhere(lease("10", "me"));
-    elsewhere.setName(QStringLiteral("another"));
-    lock.observe(elsewhere);
+    QFuture<ObjectResult> patched
+        = lock.patch(R"({"metadata":{"annotations":{"a":"b"}}})", "application/merge-patch+json");
+    QTRY_COMPARE(server.requests.size(), 3);
+    QCOMPARE(server.requests[2].method, QByteArray("PATCH"));
+    QCOMPARE(server.requests[2].body, QByteArray(R"({"metadata":{"annotations":{"a":"b"}}})"));
+    Object annotated(lease("9", "me"));
+    annotated.setAnnotations({{QStringLiteral("scale-out.qcm.io/term"), QStringLiteral("ab")}});
+    server.reply(2, annotated.json());
+    QTRY_VERIFY(patched.isFinished());
+    QVERIFY(patched.result());
+    QCOMPARE(patched.result()->resourceVersion(), QStringLiteral("9"));
+    server.reply(1, lease("8", "me"));
+    QTRY_VERIFY(lateRead.isFinished());
 
     QFuture<WriteResult> next = lock.update(mine());
-    QTRY_COMPARE(server.requests.size(), 3);
-    const Object written(QJsonDocument::fromJson(server.requests[2].body).object());
+    QTRY_COMPARE(server.requests.size(), 4);
+    const Object written(QJsonDocument::fromJson(server.requests[3].body).object());
     QCOMPARE(written.resourceVersion(), QStringLiteral("9"));
     QCOMPARE(
         written.annotations().value(QStringLiteral("scale-out.qcm.io/term")), QStringLiteral("ab"));
-    server.reply(2, lease("11", "me"));
+    server.reply(3, lease("11", "me"));
     QTRY_VERIFY(next.isFinished());
     QVERIFY(!next.result());
+
+    // A failed patch changes nothing: the next update writes over the last update's reply.
+    QFuture<ObjectResult> refused = lock.patch("[]", "application/json-patch+json");
+    QTRY_COMPARE(server.requests.size(), 5);
+    server.replyStatus(4, 422, "Unprocessable Entity");
+    QTRY_VERIFY(refused.isFinished());
+    QVERIFY(!refused.result());
+    QFuture<WriteResult> after = lock.update(mine());
+    QTRY_COMPARE(server.requests.size(), 6);
+    QCOMPARE(resourceVersionOf(server.requests[5].body), QStringLiteral("11"));
+    server.reply(5, lease("12", "me"));
+    QTRY_VERIFY(after.isFinished());
+}
+
+// A renewal and a patch never cross on the wire, since the PUT would then carry a
+// resourceVersion the patch had already replaced (Conflict): a patch waits for the updates in
+// flight, and an update asked for meanwhile waits for the patch, and writes over its reply.
+void tst_ObjectLock::patchesAndUpdatesTakeTurns()
+{
+    LockOnHeldServer held;
+    HeldServer &server = held.server;
+    LeaseLock &lock = held.lock;
+    QVERIFY(held.getAnswered("7"));
+    QFuture<WriteResult> renewal = lock.update(mine());
+    QTRY_COMPARE(server.requests.size(), 2);
+    QFuture<ObjectResult> patched = lock.patch("{}", "application/merge-patch+json");
+    QFuture<WriteResult> nextRenewal = lock.update(mine());
+    QTest::qWait(100);
+    QCOMPARE(server.requests.size(), 2); // both wait for the renewal's answer
+
+    server.reply(1, lease("8", "me"));
+    QTRY_VERIFY(renewal.isFinished());
+    QTRY_COMPARE(server.requests.size(), 3);
+    QCOMPARE(server.requests[2].method, QByteArray("PATCH"));
+    QTest::qWait(100);
+    QCOMPARE(server.requests.size(), 3); // the next renewal waits for the patch's answer
+
+    server.reply(2, lease("9", "me"));
+    QTRY_VERIFY(patched.isFinished());
+    QTRY_COMPARE(server.requests.size(), 4);
+    QCOMPARE(server.requests[3].method, QByteArray("PUT"));
+    QCOMPARE(resourceVersionOf(server.requests[3].body), QStringLiteral("9"));
+    server.reply(3, lease("10", "me"));
+    QTRY_VERIFY(nextRenewal.isFinished());
+    QVERIFY(!nextRenewal.result());
+
+    // Updates alone still overlap, as the elector's calls may (resourcelock.h).
+    QFuture<WriteResult> first = lock.update(mine());
+    QFuture<WriteResult> second = lock.update(mine());
+    QTRY_COMPARE(server.requests.size(), 6);
+    server.reply(5, lease("12", "me"));
+    server.reply(4, lease("11", "me"));
+    QTRY_VERIFY(first.isFinished() && second.isFinished());
 }
 
 QTEST_GUILESS_MAIN(tst_ObjectLock)

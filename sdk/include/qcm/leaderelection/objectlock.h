@@ -17,10 +17,12 @@
 //             new record from then on, and the server's reply once it succeeds.
 // Only the reply to the latest call is remembered: a late reply to an earlier call is
 // reported to its caller but changes nothing here.
-// observe() remembers a version of the object that its caller wrote itself, with a patch of
-// other fields (scale-out's annotations on a membership Lease, sharding/membership.h), as the
-// reply to a call would be: the next update() writes over its resourceVersion, and keeps those
-// fields, instead of failing with Conflict.
+// patch() writes other fields of the object (scale-out's annotations on a membership Lease,
+// sharding/membership.h) through the lock, in turn with update(): it is sent once no update is
+// in flight, and an update asked for while it is in flight is sent after its reply. The object
+// it returns is remembered as the latest call's, so the next update writes over its
+// resourceVersion and keeps those fields, instead of failing with Conflict (a renewal that
+// crossed a patch on the wire used to, and lost the term when its slow path lost a race too).
 // setWatching(true) watches the object (a field selector on its name) and emits changed() on every
 // event; a watch that ends is started again after a second.
 //
@@ -29,13 +31,10 @@
 
 #include <qcm/client/object.h>
 #include <qcm/client/resource.h>
+#include <qcm/client/restclient.h>
 #include <qcm/leaderelection/resourcelock.h>
 
 #include <memory>
-
-namespace qcm::client {
-class RestClient;
-}
 
 namespace qcm::leaderelection {
 
@@ -53,9 +52,9 @@ public:
     QString identity() const override;
     QString describe() const override;
     void setWatching(bool on) override;
-    // Remembers `object`, this lock's object as the caller's own write returned it; it counts
-    // as the latest call. An object of another namespace or name is ignored.
-    void observe(const client::Object &object);
+    // PATCHes the object with `body` of `contentType` (a merge or JSON patch), in turn with
+    // update(); the patched object, once it succeeds, counts as the latest call's.
+    QFuture<client::ObjectResult> patch(QByteArray body, QByteArray contentType);
 
     QString namespaceName() const;
     QString name() const;
