@@ -24,6 +24,7 @@
 #include "serving/hostchecks.h"
 #include "serving/processmetrics.h"
 #include "serving/server.h"
+#include "serving/statusz.h"
 #include "watchdog/crashrecorder.h"
 #include "watchdog/crashrecords.h"
 #include "watchdog/watchdog.h"
@@ -172,6 +173,9 @@ int run(const ControllerManagerConfig &config, const Options &flags, PluginHost 
             &registry,
             [&manager, secrets, quarantined] {
                 return configzJson(manager.config(), secrets, quarantined);
+            },
+            [&manager, &plugins, &leadership, &scaleOut] {
+                return statuszJson(manager.config(), plugins, leadership.get(), scaleOut.get());
             },
         });
         server->setDelegatedAuth(auth->authenticator(), auth->authorizer());

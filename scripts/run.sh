@@ -13,7 +13,7 @@
 #     plugins from build/plugins, leader election on). Ctrl-C stops it gracefully.
 #   * qcm serves HTTPS on 127.0.0.1:10257 (or --secure-port) with a self-signed certificate kept
 #     in $QCM_RUN_CERT_DIR (default ~/.cache/qcm/run-certs); run.sh prints the curl commands
-#     (/metrics and /configz need a bearer token: the local cluster's admin token).
+#     (/metrics, /configz and /statusz need a bearer token: the local cluster's admin token).
 #   * For tests (tests/e2e/run/test_run_sh.sh): QCM_RUN_SKIP_BUILD=1 skips the install and
 #     build steps, and QCM_RUN_BUILD_DIR=DIR runs DIR/app/qcm with the plugins of DIR/plugins.
 set -euo pipefail
@@ -52,7 +52,7 @@ for arg in "$@"; do
 done
 echo "run: qcm serves HTTPS with a self-signed certificate; for example:"
 echo "run:   curl --cacert $cert_dir/qcm.crt https://127.0.0.1:$port/readyz"
-# /metrics and /configz ask for credentials the API server accepts and authorizes
+# /metrics, /configz and /statusz ask for credentials the API server accepts and authorizes
 # (docs/security.md): the local cluster's admin token, or one of the user's cluster.
 if [[ -n ${KUBECONFIG:-} ]]; then
     token='$(kubectl create token <serviceaccount bound to qcm-metrics-reader>)'

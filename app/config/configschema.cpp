@@ -79,9 +79,10 @@ QList<ConfigField> build()
             "The group's name, at most 46 characters; every replica with the same group and "
             "leader-election namespace shares the work of the controllers with shards: auto. "
             "Needs leaderElection.leaderElect. Empty: no scale-out."),
-        field("serving", "map", "", "", Restart, "The health, metrics and configz endpoints."),
+        field("serving", "map", "", "", Restart,
+            "The health, metrics, configz and statusz endpoints."),
         field("serving.bindAddress", "IP address", "0.0.0.0", "--bind-address", Restart,
-            "Where /healthz, /livez, /readyz, /metrics and /configz are served."),
+            "Where /healthz, /livez, /readyz, /metrics, /configz and /statusz are served."),
         field("serving.securePort", "integer 0-65535", "10257", "--secure-port", Restart,
             "The port; 0 serves nothing."),
         field("serving.tlsCertFile", "path", "", "--tls-cert-file", Restart,

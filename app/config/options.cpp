@@ -109,8 +109,8 @@ QList<FlagHelp> flags()
                 + dflt(d.bindAddress)},
         {{QStringLiteral("secure-port"), QStringLiteral("port")}, QStringLiteral("port"),
             QStringLiteral("The port on which to serve HTTPS with authentication and "
-                           "authorization: /healthz, /readyz, /livez, /metrics and /configz. 0 "
-                           "serves nothing. --port is the same setting.")
+                           "authorization: /healthz, /readyz, /livez, /metrics, /configz and "
+                           "/statusz. 0 serves nothing. --port is the same setting.")
                 + dflt(QString::number(d.securePort))},
         {{QStringLiteral("tls-cert-file")}, QStringLiteral("file"),
             QStringLiteral("File containing the x509 certificate for HTTPS (the server's "

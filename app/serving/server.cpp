@@ -157,10 +157,13 @@ Response Server::route(const Request &request) const
                 : QByteArray();
             return response(metrics::TextSerializer::ContentType, body, 200);
         }
-        if (request.path == QLatin1String("/configz")) {
-            const QJsonObject config = m_endpoints.configz ? m_endpoints.configz() : QJsonObject();
+        for (const auto &[path, json] : {std::pair {"/configz", &m_endpoints.configz},
+                 std::pair {"/statusz", &m_endpoints.statusz}}) {
+            if (request.path != QLatin1String(path))
+                continue;
+            const QJsonObject body = *json ? (*json)() : QJsonObject();
             return response(QByteArrayLiteral("application/json"),
-                QJsonDocument(config).toJson(QJsonDocument::Indented), 200);
+                QJsonDocument(body).toJson(QJsonDocument::Indented), 200);
         }
     }
     return response(QByteArrayLiteral("text/plain; charset=utf-8"),
@@ -283,7 +286,7 @@ std::optional<Error> Server::listen(const Options &options)
             [this] { emit certificateReloaded(reloadCertificate()); });
     }
     qCInfo(lcHost).noquote() << QStringLiteral(
-        "serving %1 on %2:%3 (/healthz, /livez, /readyz, /metrics, /configz)")
+        "serving %1 on %2:%3 (/healthz, /livez, /readyz, /metrics, /configz, /statusz)")
                                     .arg(m_tls ? QStringLiteral("HTTPS") : QStringLiteral("HTTP"),
                                         options.bindAddress)
                                     .arg(m_port);

@@ -6,6 +6,7 @@
 //   /readyz, /readyz/<check>     readiness
 //   /metrics                     every metric of the registry, in the Prometheus text format
 //   /configz                     the effective configuration, secrets redacted (configz.h)
+//   /statusz                     who holds what: leadership, controllers, scale-out (statusz.h)
 //
 // Every request is authenticated and authorized first (setDelegatedAuth(); auth/): a path in
 // --authorization-always-allow-paths is served to anyone, without credentials; any other gets
@@ -79,6 +80,7 @@ public:
         HealthChecks readyz;
         const metrics::Registry *registry = nullptr;
         std::function<QJsonObject()> configz;
+        std::function<QJsonObject()> statusz;
     };
 
     // The most a connection buffers of a request (headers and body; the paths take none).

@@ -7,7 +7,8 @@ client certificate the cluster's client CA signed, as kube-controller-manager's 
   * no credentials: 401, a Status object; /healthz, /livez and /readyz open without any;
   * a ServiceAccount token without a role: 403, naming the user and the path;
   * a ServiceAccount bound to the shipped ClusterRole qcm-metrics-reader
-    (packaging/kubernetes/30-rbac.yaml): /metrics 200, /configz 403;
+    (packaging/kubernetes/30-rbac.yaml): /metrics 200, /configz 403, /statusz 403;
+  * one bound to the shipped ClusterRole qcm-status-reader: /statusz 200, /metrics 403;
   * a client certificate (CN=cert-scraper, signed by the cluster's CA, which qcm reads from
     kube-system/extension-apiserver-authentication) bound to the same role: 200;
   * the serving certificate (--tls-cert-file, signed by a test CA) replaced on disk: the
@@ -22,6 +23,7 @@ Runs against the disruptive cluster (it stops the apiserver).
     test_auth.py --qcm BINARY --cluster-script CLUSTER_PY
 """
 import argparse
+import json
 import os
 import pathlib
 import shutil
@@ -98,14 +100,18 @@ def main():
     binding = f"{ns}-metrics"
     try:
         # The shipped ClusterRole, and who is bound to it.
-        reader = next(d for d in RBAC.read_text().split("\n---\n") if "name: qcm-metrics-reader" in d)
-        subprocess.run([cluster.state["kubectl"], "--kubeconfig", cluster.kubeconfig, "apply",
-                        "-f", "-"], input=reader, text=True, check=True, capture_output=True)
-        for sa in ("scraper", "nobody"):
+        for role in ("qcm-metrics-reader", "qcm-status-reader"):
+            shipped = next(d for d in RBAC.read_text().split("\n---\n") if f"name: {role}\n" in d)
+            subprocess.run([cluster.state["kubectl"], "--kubeconfig", cluster.kubeconfig, "apply",
+                            "-f", "-"], input=shipped, text=True, check=True, capture_output=True)
+        for sa in ("scraper", "nobody", "operator"):
             cluster.kubectl("create", "serviceaccount", sa, "-n", ns)
         cluster.kubectl("create", "clusterrolebinding", binding, "--clusterrole=qcm-metrics-reader",
                         f"--serviceaccount={ns}:scraper", "--user=cert-scraper")
+        cluster.kubectl("create", "clusterrolebinding", f"{binding}-status",
+                        "--clusterrole=qcm-status-reader", f"--serviceaccount={ns}:operator")
         scraper = cluster.kubectl("create", "token", "scraper", "-n", ns).strip()
+        operator = cluster.kubectl("create", "token", "operator", "-n", ns).strip()
         unseen = cluster.kubectl("create", "token", "scraper", "-n", ns).strip()  # for the outage
         nobody = cluster.kubectl("create", "token", "nobody", "-n", ns).strip()
         check(scraper != unseen, "two tokens alike")
@@ -145,6 +151,12 @@ def main():
         check(status == 200 and "process_start_time_seconds" in body,
               f"the metrics reader: {status} {body[:200]}")
         check(curl.get("/configz", token=scraper)[0] == 403, "the metrics reader reads /configz")
+        check(curl.get("/statusz", token=scraper)[0] == 403, "the metrics reader reads /statusz")
+        check(curl.get("/statusz")[0] == 401, "/statusz without credentials")
+        status, body = curl.get("/statusz", token=operator)
+        check(status == 200 and json.loads(body)["leaderElection"] is None,
+              f"the status reader: {status} {body[:200]}")
+        check(curl.get("/metrics", token=operator)[0] == 403, "the status reader reads /metrics")
         cert = str(workdir / "cert-scraper")
         status, body = curl.get("/metrics", cert=cert)
         check(status == 200 and "process_start_time_seconds" in body,
@@ -202,7 +214,7 @@ def main():
             restart.wait(180)
         if q:
             q.stop()
-        cluster.kubectl("delete", "clusterrolebinding", binding, check=False)
+        cluster.kubectl("delete", "clusterrolebinding", binding, f"{binding}-status", check=False)
         cluster.kubectl("delete", "namespace", ns, "--wait=false", check=False)
         shutil.rmtree(workdir, ignore_errors=True)
 

@@ -12,6 +12,8 @@ qcm.io/replica of the ConfigMaps it reconciles, so the annotation shows who owns
   * the owners do not flap: the annotations stay as they are while nothing changes;
   * the metrics agree (qcm_scaleout_keys_owned is each replica's part; the epoch, serving and
     base epochs are the ring's), and the leader's EpochWritten Event names the placement;
+  * /statusz agrees: the ring Lease's epoch and members with their acks, each replica's keys,
+    and one manager-scope leader, whom both name;
   * SIGTERM to one replica: it exits 0 after leaving (its Lease is deleted at once), and the
     other takes every key, within seconds, not after the lease has expired; an Event names
     the leave.
@@ -127,7 +129,8 @@ def main():
 
         # The metrics say the same: each replica owns what it annotated, both serve the epoch
         # on the ring Lease, past its barrier. The leader's Event names the placement change.
-        now = epoch(cluster, ns, group)["number"]
+        ring = epoch(cluster, ns, group)
+        now = ring["number"]
         for name, q in (("r1", r1), ("r2", r2)):
             samples = q.metrics()
             value = lambda metric, **labels: qcmhost.metric(samples, metric, group=group, **labels)
@@ -138,6 +141,27 @@ def main():
                 check(value(metric) == now, f"{name}'s {metric} is {value(metric)}, not {now}")
             check(value("qcm_scaleout_members") == 2, f"{name}'s qcm_scaleout_members")
             check(value("qcm_scaleout_epochs_entered_total") >= 1, f"{name} entered no epoch")
+        # /statusz says who holds what: both replicas see the ring Lease's epoch and members,
+        # each member's ack of it, each its own keys, and one leader of the manager-scope
+        # Lease, whom both name.
+        statuses = {name: json.loads(q.get("/statusz")[1]) for name, q in (("r1", r1), ("r2", r2))}
+        leaders = [st["identity"] for st in statuses.values() if st["leaderElection"]["leading"]]
+        check(len(leaders) == 1, f"leaders in /statusz: {statuses}")
+        for name, st in statuses.items():
+            out = st["scaleOut"]
+            check(out["group"] == group and out["ring"] == {
+                "epoch": now, "id": ring["id"], "members": sorted(ring["members"])},
+                f"{name}'s /statusz ring {out['ring']}, the Lease's {ring}")
+            check(out["servingEpoch"] == now and out["baseEpoch"] == now, f"{name}: {out}")
+            check(sorted((m["incarnation"], m["ack"]) for m in out["members"]) == sorted(
+                (m, f"{now}/{ring['id']}") for m in ring["members"]), f"{name}: {out['members']}")
+            check(out["incarnation"] in ring["members"]
+                  and out["incarnation"].split("/")[0] == st["identity"], f"{name}: {st}")
+            check(st["leaderElection"]["holder"] == leaders[0], f"{name}: {st['leaderElection']}")
+            mine = [c for c in st["controllers"] if c["name"] == CONFIGMAPS]
+            check(mine == [{"name": CONFIGMAPS, "state": "running", "keysOwned": counts[name]}],
+                  f"{name}'s /statusz controllers {st['controllers']}")
+        print(f"/statusz: leader {leaders[0]}, ring {now} as on the Lease", flush=True)
         wait(f"the EpochWritten Event of epoch {now}", lambda: any(
             f"epoch {now} of group {group}: members " in m and m.endswith("; left none")
             for m in placement_events(cluster, ns, group)), 30)

@@ -70,6 +70,7 @@ EXPECTED = {
     "clusterrolebinding.rbac.authorization.k8s.io/qcm:auth-delegator",
     "rolebinding.rbac.authorization.k8s.io/qcm:extension-apiserver-authentication-reader",
     "clusterrole.rbac.authorization.k8s.io/qcm-metrics-reader",
+    "clusterrole.rbac.authorization.k8s.io/qcm-status-reader",
     "configmap/qcm-config",
     "deployment.apps/qcm",
 }
@@ -267,7 +268,8 @@ def write_configmap_volume(directory, text, generation):
 
 def metrics_reader(env, qcm, ns):
     """qcm, on its ServiceAccount with 30-rbac.yaml's delegation, lets a scraper bound to
-    qcm-metrics-reader read /metrics and nothing else, refuses a caller without credentials,
+    qcm-metrics-reader read /metrics and nothing else, and an operator bound to
+    qcm-status-reader /statusz and nothing else, refuses a caller without credentials,
     and leaves the probes' paths open; it read the cluster's client CA."""
     env.kubectl("create", "serviceaccount", "scraper", "-n", ns)
     env.kubectl("create", "clusterrolebinding", f"{ns}-scraper", "--clusterrole=qcm-metrics-reader",
@@ -277,13 +279,22 @@ def metrics_reader(env, qcm, ns):
     status, body = qcm.get("/configz", token=token)
     check(status == 403 and f'User \\"system:serviceaccount:{ns}:scraper\\" cannot get path' in body,
           f"/configz for the metrics reader: {status} {body}")
+    check(qcm.get("/statusz", token=token)[0] == 403, "the metrics reader reads /statusz")
     check(qcm.get("/metrics", token="")[0] == 401, "/metrics without credentials is not 401")
+    env.kubectl("create", "serviceaccount", "operator", "-n", ns)
+    env.kubectl("create", "clusterrolebinding", f"{ns}-operator", "--clusterrole=qcm-status-reader",
+                f"--serviceaccount={ns}:operator")
+    operator = env.kubectl("create", "token", "operator", "-n", ns)[0].strip()
+    status, body = qcm.get("/statusz", token=operator)
+    check(status == 200 and "leaderElection" in json.loads(body),
+          f"/statusz for the status reader: {status} {body}")
+    check(qcm.get("/metrics", token=operator)[0] == 403, "the status reader reads /metrics")
     for path in ("/livez", "/readyz"):
         check(qcm.get(path, token="")[0] == 200, f"the probe's {path} is not open")
     check(qcm.logged_at("client certificates are verified against the client CA of "
                         "kube-system/extension-apiserver-authentication"),
           "qcm did not read the cluster's client CA")
-    env.kubectl("delete", "clusterrolebinding", f"{ns}-scraper")
+    env.kubectl("delete", "clusterrolebinding", f"{ns}-scraper", f"{ns}-operator")
 
 
 def in_cluster_environment(env):

@@ -13,6 +13,7 @@
 #include "serving/configz.h"
 #include "serving/processmetrics.h"
 #include "serving/server.h"
+#include "serving/statusz.h"
 
 #include <qcm/client/restconfig.h>
 #include <qcm/metrics/builder.h>
@@ -44,6 +45,7 @@ private slots:
     void endpointsAreIndependent();
     void metricsPassPromtool();
     void configzRedactsSecrets();
+    void statuszWithoutLeadership();
     void unknownPathsAndMethods();
     void badBindAddress();
     void portInUse();
@@ -155,6 +157,7 @@ std::unique_ptr<Server> tst_Server::makeServer()
         {QStringLiteral("readyz"), [this] { return checksOf(&m_ready); }},
         &m_registry,
         [this] { return configzJson(m_config, m_secrets); },
+        [this] { return statuszJson(m_config, m_plugins, nullptr, nullptr); },
     });
 }
 
@@ -323,6 +326,26 @@ void tst_Server::configzRedactsSecrets()
     const QJsonArray certs = settings.value(QStringLiteral("certs")).toArray();
     QCOMPARE(certs.at(0).toString().trimmed(), QStringLiteral("[redacted]"));
     QCOMPARE(certs.at(1).toString(), QStringLiteral("[redacted]"));
+}
+
+// Leader election and scale-out off: both null, no identity; each plugin's controller by name
+// and state, with no keysOwned since none runs sharded.
+void tst_Server::statuszWithoutLeadership()
+{
+    const HttpResult r = httpGet(m_nam, url(QStringLiteral("/statusz")));
+    QCOMPARE(r.status, 200);
+    QCOMPARE(r.contentType, QByteArray("application/json"));
+    const QJsonObject status = QJsonDocument::fromJson(r.body).object();
+    QVERIFY(status.value(QStringLiteral("leaderElection")).isNull());
+    QVERIFY(status.value(QStringLiteral("scaleOut")).isNull());
+    QVERIFY(!status.contains(QStringLiteral("identity")));
+    const QJsonArray expected {
+        QJsonObject {{QStringLiteral("name"), QStringLiteral("fixture-configmaps")},
+            {QStringLiteral("state"), QStringLiteral("discovered")}},
+        QJsonObject {{QStringLiteral("name"), QStringLiteral("fixture-optional")},
+            {QStringLiteral("state"), QStringLiteral("discovered")}},
+    };
+    QCOMPARE(status.value(QStringLiteral("controllers")).toArray(), expected);
 }
 
 void tst_Server::unknownPathsAndMethods()
