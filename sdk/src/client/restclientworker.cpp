@@ -2,6 +2,8 @@
 // RestClientWorker: sending, retrying and finishing requests on the client's I/O thread.
 #include "restclientworker_p.h"
 
+#include "connectionhealth_p.h"
+
 #include <qcm/version.h>
 
 #include <QtCore/QJsonArray>
@@ -56,6 +58,9 @@ void RestClientWorker::init()
 {
     m_nam = new QNetworkAccessManager(this);
     m_nam->setAutoDeleteReplies(false);
+    m_health = new ConnectionHealth(
+        m_nam, m_config.server.toString(QUrl::RemoveUserInfo | QUrl::RemovePath),
+        m_config.readIdleTimeout, m_config.pingTimeout, [this] { return sendProbe(); }, this);
     m_ssl = QSslConfiguration::defaultConfiguration();
     if (!m_config.caData.isEmpty())
         m_ssl.setCaCertificates(QSslCertificate::fromData(m_config.caData, QSsl::Pem));
@@ -76,6 +81,8 @@ void RestClientWorker::init()
 
 void RestClientWorker::shutdown()
 {
+    delete m_health;
+    m_health = nullptr;
     const auto replies = m_nam->findChildren<QNetworkReply *>();
     for (QNetworkReply *reply : replies)
         reply->abort();
@@ -161,21 +168,7 @@ void RestClientWorker::send(
                 QStringLiteral("the RestClient was destroyed before the request was sent")));
         return;
     }
-    QUrl url = m_config.server;
-    url.setPath(m_config.server.path() + p.spec.path, QUrl::DecodedMode);
-    if (!p.spec.query.isEmpty())
-        url.setQuery(encodeQuery(p.spec.query), QUrl::StrictMode);
-    QNetworkRequest request(url);
-    request.setAttribute(QNetworkRequest::Http2AllowedAttribute, true);
-    request.setAttribute(
-        QNetworkRequest::CacheLoadControlAttribute, QNetworkRequest::AlwaysNetwork);
-    request.setRawHeader("User-Agent", m_userAgent);
-    request.setRawHeader(
-        "Accept", p.spec.accept.isEmpty() ? QByteArrayLiteral("application/json") : p.spec.accept);
-    if (!p.spec.contentType.isEmpty())
-        request.setRawHeader("Content-Type", p.spec.contentType);
-    if (!m_config.tlsServerName.isEmpty())
-        request.setPeerVerifyName(m_config.tlsServerName);
+    QNetworkRequest request = requestFor(p.spec);
 
     QSslConfiguration ssl = m_ssl;
     QString token = m_config.bearerToken;
@@ -203,6 +196,7 @@ void RestClientWorker::send(
     request.setSslConfiguration(ssl);
 
     QNetworkReply *reply = m_nam->sendCustomRequest(request, p.spec.verb, p.spec.body);
+    m_health->track(reply);
     auto sslErrors = std::make_shared<QStringList>();
     connect(reply, &QNetworkReply::sslErrors, reply, [sslErrors](const QList<QSslError> &errors) {
         for (const QSslError &e : errors)
@@ -258,6 +252,7 @@ void RestClientWorker::send(
                 return;
             }
             if (r.code == 0) {
+                const QString lost = ConnectionHealth::lostReason(reply);
                 if (*timedOut) {
                     r.transportError = Status::transportError(QStringLiteral("Timeout"),
                         QStringLiteral("%1 %2: no response within %3 ms")
@@ -265,12 +260,17 @@ void RestClientWorker::send(
                             .arg(std::chrono::duration_cast<std::chrono::milliseconds>(
                                 m_config.timeout)
                                      .count()));
-                } else if (reply->error() == QNetworkReply::RemoteHostClosedError
+                } else if ((reply->error() == QNetworkReply::RemoteHostClosedError
+                               || !lost.isEmpty())
                     && p.spec.verb == "GET" && !p.resetRetried) {
                     p.resetRetried = true;
                     QTimer::singleShot(std::chrono::seconds(1), this,
                         [this, p = std::move(p)]() mutable { dispatch(std::move(p)); });
                     return;
+                } else if (!lost.isEmpty()) {
+                    r.transportError = Status::transportError(QStringLiteral("ConnectionLost"),
+                        QStringLiteral("%1 %2: %3")
+                            .arg(QString::fromLatin1(p.spec.verb), p.spec.path, lost));
                 } else {
                     QString message
                         = QStringLiteral("%1 %2: %3")
@@ -302,6 +302,36 @@ void RestClientWorker::send(
             }
             finish(std::move(p), std::move(r));
         });
+}
+
+QNetworkRequest RestClientWorker::requestFor(const RequestSpec &spec) const
+{
+    QUrl url = m_config.server;
+    url.setPath(m_config.server.path() + spec.path, QUrl::DecodedMode);
+    if (!spec.query.isEmpty())
+        url.setQuery(encodeQuery(spec.query), QUrl::StrictMode);
+    QNetworkRequest request(url);
+    request.setAttribute(QNetworkRequest::Http2AllowedAttribute, true);
+    request.setAttribute(
+        QNetworkRequest::CacheLoadControlAttribute, QNetworkRequest::AlwaysNetwork);
+    request.setRawHeader("User-Agent", m_userAgent);
+    request.setRawHeader(
+        "Accept", spec.accept.isEmpty() ? QByteArrayLiteral("application/json") : spec.accept);
+    if (!spec.contentType.isEmpty())
+        request.setRawHeader("Content-Type", spec.contentType);
+    if (!m_config.tlsServerName.isEmpty())
+        request.setPeerVerifyName(m_config.tlsServerName);
+    return request;
+}
+
+// Without credentials: any answer, 401 included, shows that the connection carries one.
+QNetworkReply *RestClientWorker::sendProbe()
+{
+    if (!m_nam)
+        return nullptr;
+    QNetworkRequest request = requestFor({"GET", QStringLiteral("/livez"), {}, {}, {}, {}});
+    request.setSslConfiguration(m_ssl);
+    return m_nam->get(request);
 }
 
 void RestClientWorker::finish(Pending p, Response r)

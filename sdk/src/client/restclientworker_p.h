@@ -29,6 +29,8 @@ class QNetworkAccessManager;
 
 namespace qcm::client {
 
+class ConnectionHealth;
+
 struct RequestSpec
 {
     QByteArray verb;
@@ -71,9 +73,13 @@ private:
     void send(Pending p, std::optional<ExecCredentialProvider::Credential> credential,
         QPointer<Watch> watch);
     static void finish(Pending p, Response r);
+    // The request for `spec`, without credentials or TLS: URL and the common headers.
+    QNetworkRequest requestFor(const RequestSpec &spec) const;
+    QNetworkReply *sendProbe();
 
     RestConfig m_config;
     QNetworkAccessManager *m_nam = nullptr;
+    ConnectionHealth *m_health = nullptr; // connectionhealth_p.h
     QSslConfiguration m_ssl;
     TokenBucket m_bucket;
     std::unique_ptr<FileTokenSource> m_tokenFile;

@@ -2,6 +2,7 @@
 // Watch: one watch request's stream of events (watch.h), fed by its reply on the I/O thread.
 #include <qcm/client/watch.h>
 
+#include "connectionhealth_p.h"
 #include "restclientworker_p.h"
 
 #include <QtNetwork/QNetworkReply>
@@ -86,11 +87,14 @@ void Watch::onFinished()
             deliver(event);
         } else if (!stopped) {
             WatchEvent event;
-            QString message = m_reply->errorString();
+            const QString lost = ConnectionHealth::lostReason(m_reply);
+            QString message = lost.isEmpty() ? m_reply->errorString() : lost;
             const QStringList ssl = m_reply->property("qcm_ssl_errors").toStringList();
             if (!ssl.isEmpty())
                 message += QStringLiteral(" (") + ssl.join(QStringLiteral("; ")) + QLatin1Char(')');
-            event.status = Status::transportError(transportReason(m_reply->error()), message);
+            event.status = Status::transportError(lost.isEmpty() ? transportReason(m_reply->error())
+                                                                 : QStringLiteral("ConnectionLost"),
+                message);
             deliver(event);
         }
         m_reply->deleteLater();

@@ -43,6 +43,14 @@ struct RestConfig
     // a watch event over maxWatchEventBytes is an ERROR event, and the watch goes on.
     qint64 maxResponseBytes = DefaultMaxResponseBytes;
     qint64 maxWatchEventBytes = DefaultMaxWatchEventBytes;
+    // The health of the connection (client-go's HTTP/2 ReadIdleTimeout and PingTimeout):
+    // while requests or watches are in flight and nothing has been received for
+    // readIdleTimeout, a probe asks the server; with no answer within pingTimeout the
+    // connection counts as lost, is closed, and what was in flight on it fails with reason
+    // ConnectionLost (a GET is tried once more; a watch ends, and its reflector starts it
+    // again). Zero readIdleTimeout: no checks.
+    Duration readIdleTimeout = std::chrono::seconds(30);
+    Duration pingTimeout = std::chrono::seconds(15);
     static constexpr qint64 DefaultMaxResponseBytes = qint64(1) << 30; // 1 GiB
     static constexpr qint64 DefaultMaxWatchEventBytes = 64 * 1024 * 1024; // 64 MiB
 
