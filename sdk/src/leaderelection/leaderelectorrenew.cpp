@@ -35,13 +35,17 @@ void LeaderElector::startAttempt()
     d->attemptInFlight = true;
     d->hintPending = false;
     const quint64 attempt = ++d->attempt;
-    tryAcquireOrRenew(attempt, [this, attempt](bool succeeded) {
+    auto done = [this, attempt](bool succeeded) {
         if (attempt != d->attempt)
             return;
         d->attemptInFlight = false;
         d->attemptTimer->stop();
         onAttemptDone(succeeded);
-    });
+    };
+    if (d->config.coordinated)
+        tryCoordinatedRenew(attempt, std::move(done));
+    else
+        tryAcquireOrRenew(attempt, std::move(done));
     if (d->state == Private::State::Leading && d->renewCycleDue) {
         d->renewCycleStart = d->attemptStart;
         d->renewCycleDue = false;
@@ -135,10 +139,7 @@ void LeaderElector::slowPath(
             }
 
             // 3. Record obtained: check the identity and the time.
-            if (d->observedRawRecord != old->raw) {
-                setObservedRecord(old->record);
-                d->observedRawRecord = old->raw;
-            }
+            observe(old);
             if (!old->record.holderIdentity.isEmpty() && isLeaseValid(now)
                 && !observedHolderIsMe()) {
                 qCDebug(lcLeaderElection).noquote()
@@ -158,19 +159,32 @@ void LeaderElector::slowPath(
                 record.acquireTime = record.renewTime;
                 record.leaderTransitions = old->record.leaderTransitions + 1;
             }
-            detail::whenFinished(d->config.lock->update(record), d->mailbox,
-                [this, attempt, record, done](const WriteResult &error) {
-                    if (attempt != d->attempt)
-                        return;
-                    if (error) {
-                        qCInfo(lcLeaderElection).noquote()
-                            << "Failed to update lock:" << error->toString();
-                        done(false);
-                        return;
-                    }
-                    setObservedRecord(record);
-                    done(true);
-                });
+            writeRecord(attempt, record, std::move(done));
+        });
+}
+
+void LeaderElector::observe(const GetResult &read)
+{
+    if (d->observedRawRecord != read->raw) {
+        setObservedRecord(read->record);
+        d->observedRawRecord = read->raw;
+    }
+}
+
+void LeaderElector::writeRecord(
+    quint64 attempt, const LeaderElectionRecord &record, std::function<void(bool)> done)
+{
+    detail::whenFinished(d->config.lock->update(record), d->mailbox,
+        [this, attempt, record, done](const WriteResult &error) {
+            if (attempt != d->attempt)
+                return;
+            if (error) {
+                qCInfo(lcLeaderElection).noquote() << "Failed to update lock:" << error->toString();
+                done(false);
+                return;
+            }
+            setObservedRecord(record);
+            done(true);
         });
 }
 

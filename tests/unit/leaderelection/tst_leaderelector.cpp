@@ -9,8 +9,7 @@
 #include <qcm/leaderelection/leaderelector.h>
 #include <qcm/metrics/registry.h>
 
-#include "../../../sdk/src/leaderelection/leaderelector_p.h"
-#include "fakelock.h"
+#include "leaderelectorharness.h"
 
 #include <QtTest/QtTest>
 
@@ -26,14 +25,6 @@ using namespace qcm::leaderelection::testing;
 using namespace std::chrono_literals;
 
 namespace {
-
-// Delivers everything queued for this thread: lock results and timers reach the elector as
-// queued calls.
-void settle()
-{
-    for (int i = 0; i < 20; ++i)
-        QCoreApplication::sendPostedEvents();
-}
 
 // "other" renews the lease it holds: a record whose raw form changes every time, so a candidate
 // sees it change and keeps waiting (the same record written again would not count).
@@ -61,88 +52,6 @@ double metricValue(metrics::Registry &registry, const QString &name)
 }
 
 } // namespace
-
-struct LeaderElectorHarness
-{
-    FakeClock clock;
-    std::shared_ptr<FakeLock> lock = std::make_shared<FakeLock>(QStringLiteral("baz"), &clock);
-    std::unique_ptr<LeaderElector> elector;
-    QStringList signalsSeen;
-    int exits = 0;
-
-    explicit LeaderElectorHarness(std::function<void(LeaderElectionConfig &)> tweak = {})
-    {
-        LeaderElectionConfig config;
-        config.lock = lock;
-        config.clock = &clock;
-        config.name = QStringLiteral("foo");
-        config.leaseDuration = 15s;
-        config.renewDeadline = 2s;
-        config.retryPeriod = 1s;
-        config.watchLock = false;
-        config.exitProcess = [this](int) { ++exits; };
-        if (tweak)
-            tweak(config);
-        auto created = LeaderElector::create(config);
-        if (!created)
-            qFatal("%s", qPrintable(created.error().toString()));
-        elector = std::move(*created);
-        QObject::connect(elector.get(), &LeaderElector::startedLeading,
-            [this](const LeaderToken &) { signalsSeen << QStringLiteral("started"); });
-        QObject::connect(elector.get(), &LeaderElector::stoppedLeading,
-            [this] { signalsSeen << QStringLiteral("stopped"); });
-        QObject::connect(elector.get(), &LeaderElector::newLeader,
-            [this](const QString &id) { signalsSeen << QStringLiteral("new ") + id; });
-        QObject::connect(elector.get(), &LeaderElector::finished,
-            [this] { signalsSeen << QStringLiteral("finished"); });
-    }
-
-    LeaderElector::Private &d() { return *elector->d; }
-    static LeaderElector::Private &d(LeaderElector &e) { return *e.d; }
-
-    void advance(Duration step)
-    {
-        clock.step(step);
-        settle();
-    }
-
-    // One tryAcquireOrRenew, as client-go's tests call it.
-    bool tryAcquireOrRenew()
-    {
-        std::optional<bool> result;
-        elector->tryAcquireOrRenew(++d().attempt, [&](bool ok) { result = ok; });
-        settle();
-        if (!result)
-            qFatal("tryAcquireOrRenew did not finish");
-        return *result;
-    }
-
-    bool release()
-    {
-        std::optional<bool> result;
-        elector->release([&](bool ok) { result = ok; });
-        settle();
-        if (!result)
-            qFatal("release did not finish");
-        return *result;
-    }
-
-    void seedObserved(const LeaderElectionRecord &record, TimePoint observedTime)
-    {
-        std::lock_guard guard(d().mutex);
-        d().observedRecord = record;
-        d().observedRawRecord = rawOf(record);
-        d().observedTime = observedTime;
-    }
-
-    LeaderElectionRecord observed()
-    {
-        std::lock_guard guard(d().mutex);
-        return d().observedRecord;
-    }
-
-    void reportTransition() { elector->maybeReportTransition(); }
-};
 
 using Harness = LeaderElectorHarness;
 

@@ -63,6 +63,11 @@ struct QCM_SDK_EXPORT LeaderElectionConfig
     // client-go, which only polls; it shortens failover and changes no safety rule.
     bool watchLock = true;
 
+    // Coordinated leader election (KEP-4355): follow the holder the API server's election
+    // controller writes, never claim the lock (leaderelector.h). Needs a LeaseCandidate of
+    // this identity for the lock's Lease (leasecandidate.h) and a LeaseLock.
+    bool coordinated = false;
+
     // The label `name` of the metrics, and the lock's name in messages.
     QString name;
 

@@ -25,6 +25,14 @@
 //     increments leaderTransitions and sets acquireTime; the holder itself keeps both. The
 //     update carries the resourceVersion read, so of two candidates only one wins.
 //
+// Coordinated leader election (KEP-4355, `coordinated` in the config): client-go's
+// tryCoordinatedRenew instead. The elector never claims the lock: the API server's election
+// controller writes the holder, picked among the LeaseCandidates (leasecandidate.h). Each try
+// gets the record (none: no success), notes it as above, and succeeds only when the record
+// names this elector, the lease has not expired as observed, and no preferredHolder marks the
+// end of its term; then it renews the record, keeping acquireTime, leaderTransitions and the
+// strategy. A leader whose term is marked ended renews no more and steps down at its deadline.
+//
 // Beyond client-go (docs/leaderelection.md says why):
 //   * pause safety: the deadline is measured on the monotonic clock from the start of the
 //     last successful renewal, and the token of the term (LeaderToken) checks it itself. A
@@ -128,6 +136,10 @@ private:
     void tryAcquireOrRenew(quint64 attempt, std::function<void(bool)> done);
     void slowPath(quint64 attempt, TimePoint now, LeaderElectionRecord record,
         std::function<void(bool)> done);
+    void tryCoordinatedRenew(quint64 attempt, std::function<void(bool)> done);
+    void observe(const GetResult &read);
+    void writeRecord(
+        quint64 attempt, const LeaderElectionRecord &record, std::function<void(bool)> done);
     void onAttemptDone(bool succeeded);
     void becomeLeader();
     void scheduleAcquire();
