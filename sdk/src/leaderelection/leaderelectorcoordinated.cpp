@@ -22,8 +22,8 @@ void LeaderElector::tryCoordinatedRenew(quint64 attempt, std::function<void(bool
             if (!old) {
                 if (old.error().isNotFound())
                     qCInfo(lcLeaderElection).noquote()
-                        << "Lease lock" << d->desc() << "not found: the election controller "
-                        << "has not written it yet";
+                        << "Lease lock" << d->desc()
+                        << "not found: the election controller has not written it yet";
                 else
                     qCWarning(lcLeaderElection).noquote()
                         << "error retrieving resource lock" << d->desc() << old.error().toString();

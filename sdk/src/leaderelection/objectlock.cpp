@@ -5,6 +5,7 @@
 
 #include "logging_p.h"
 #include "mailbox_p.h"
+#include "objectwatch_p.h"
 
 #include <QtCore/QJsonDocument>
 #include <QtCore/QTimer>
@@ -29,8 +30,7 @@ struct ObjectLock::Private
     // overlap (resourcelock.h), and a late reply of an older one must not bring back an older
     // object and resourceVersion over what a newer call learned.
     quint64 calls = 0;
-    bool watching = false;
-    std::shared_ptr<Watch> watch;
+    std::unique_ptr<detail::ObjectWatch> watch; // while setWatching(true)
     // update() and patch() take turns (objectlock.h): the updates and the patch in flight, and
     // the calls waiting for their turn, in the order they were asked for.
     int updatesInFlight = 0;
@@ -249,42 +249,19 @@ const GroupVersionResource &ObjectLock::resource() const
 
 void ObjectLock::setWatching(bool on)
 {
-    if (on == d->watching)
+    if (on == bool(d->watch))
         return;
-    d->watching = on;
-    if (on) {
-        startWatch();
-    } else if (d->watch) {
-        d->watch->disconnect(this);
+    if (!on) {
         d->watch.reset();
-    }
-}
-
-void ObjectLock::startWatch()
-{
-    if (!d->watching)
         return;
-    ListOptions options;
-    options.fieldSelector = QStringLiteral("metadata.name=") + d->name;
-    options.timeoutSeconds = 300;
-    if (d->watch)
-        d->watch->disconnect(this);
-    d->watch = d->client->watch(d->gvr, d->ns, options);
-    Watch *watch = d->watch.get();
-    connect(watch, &Watch::eventReceived, this, [this](const WatchEvent &event) {
-        if (event.type != WatchEvent::Type::Bookmark && event.type != WatchEvent::Type::Error)
-            emit changed();
-    });
-    connect(watch, &Watch::finished, this, [this, watch] {
-        if (d->watch.get() != watch)
-            return;
-        // A watch that ended (timeout, apiserver restart, no access) is a hint no more; the
-        // elector keeps polling meanwhile.
-        QTimer::singleShot(1000, this, [this, watch] {
-            if (d->watch.get() == watch)
-                startWatch();
-        });
-    });
+    }
+    d->watch = std::make_unique<detail::ObjectWatch>(
+        d->client, d->gvr, d->ns, d->name,
+        [this](const WatchEvent &event) {
+            if (event.type != WatchEvent::Type::Bookmark && event.type != WatchEvent::Type::Error)
+                emit changed();
+        },
+        this);
 }
 
 } // namespace qcm::leaderelection

@@ -77,8 +77,6 @@ protected:
     virtual client::Object newObject() const = 0;
 
 private:
-    void startWatch();
-
     struct Private;
     std::unique_ptr<Private> d;
 };

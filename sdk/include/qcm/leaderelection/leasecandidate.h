@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: Apache-2.0
+// LeaseCandidate: this process as a candidate for one Lease in coordinated leader election
+// (KEP-4355; client-go's leaderelection.NewCandidate). It keeps a LeaseCandidate object
+// (coordination.k8s.io/v1beta1) named after the elector's identity, which the API server's
+// election controller writes as the Lease's holder when it picks this candidate, in the
+// Lease's namespace, with spec.leaseName, binaryVersion, emulationVersion, strategy and
+// renewTime.
+//
+// start(): creates the object when it is missing, else renews it (renewTime now, the rest as
+// read), at once and every renewInterval (client-go's requeueInterval, 5 min); and at once when
+// the server pings it (spec.pingTime later than spec.renewTime), which it learns from a watch
+// of the object (a field selector on its name; a watch that ends is started again after a
+// second). A write that fails is retried after 5 ms, doubled each time up to 1000 s (client-go's
+// default controller rate limiter). stop() stops renewing and leaves the object: the server
+// collects candidates not renewed for 30 min, as it does client-go's.
+//
+// Pair it with a LeaderElector with `coordinated` set, whose lock is a LeaseLock on `leaseName`
+// and whose identity is this candidate's `name` (leaderelector.h).
+//
+// Thread safety: create, start and stop it on one thread with an event loop; the RestClient
+// must outlive it.
+#pragma once
+
+#include <qcm/client/restclient.h>
+#include <qcm/result.h>
+
+#include <QtCore/QDateTime>
+#include <QtCore/QJsonObject>
+#include <QtCore/QObject>
+
+#include <memory>
+
+namespace qcm::leaderelection {
+
+class QCM_SDK_EXPORT LeaseCandidate : public QObject
+{
+    Q_OBJECT
+
+public:
+    inline static const client::GroupVersionResource LeaseCandidates {
+        QStringLiteral("coordination.k8s.io"), QStringLiteral("v1beta1"),
+        QStringLiteral("leasecandidates")};
+
+    struct Config
+    {
+        client::RestClient *client = nullptr;
+        QString namespaceName; // the Lease's
+        QString name; // the elector's identity: letters, digits, '-', '_' and '.'
+        QString leaseName;
+        QString binaryVersion; // semver without a leading v: "1.36.0"
+        QString emulationVersion; // semver, at most binaryVersion
+        QString strategy = QStringLiteral("OldestEmulationVersion");
+        Duration renewInterval = std::chrono::minutes(5);
+    };
+
+    // An error names the field and the rule it breaks.
+    static Result<std::unique_ptr<LeaseCandidate>> create(Config config, QObject *parent = nullptr);
+    ~LeaseCandidate() override;
+
+    void start();
+    void stop();
+    // The renewTime last written; invalid before the first write.
+    QDateTime renewTime() const;
+    // Whether the server pings a LeaseCandidate of this `spec` (read from the API server, so
+    // untrusted): spec.pingTime later than spec.renewTime, compared to the microsecond as
+    // metav1.MicroTime writes them (UTC, "2026-11-27T11:40:00.123456Z"); a pingTime without
+    // a readable renewTime counts; an unreadable pingTime does not.
+    static bool pingPending(const QJsonObject &spec);
+
+signals:
+    // After each write that succeeded (a create or a renewal).
+    void renewed(const QDateTime &renewTime);
+
+private:
+    explicit LeaseCandidate(Config config, QObject *parent);
+    void ensure();
+    void written(bool ok, const QString &error);
+
+    struct Private;
+    std::unique_ptr<Private> d;
+};
+
+} // namespace qcm::leaderelection

@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <qcm/leaderelection/leasecandidate.h>
+
+#include "logging_p.h"
+#include "mailbox_p.h"
+#include "objectwatch_p.h"
+
+#include <QtCore/QJsonDocument>
+#include <QtCore/QRegularExpression>
+#include <QtCore/QTimer>
+
+namespace qcm::leaderelection {
+
+using namespace qcm::client;
+
+namespace {
+
+constexpr auto BaseDelay = std::chrono::milliseconds(5); // client-go's default controller
+constexpr auto MaxDelay = std::chrono::seconds(1000); // rate limiter, exponential part
+
+// metav1.MicroTime as the API server writes it: UTC, six fractional digits.
+QString microTime(const QDateTime &t)
+{
+    return t.toUTC().toString(QStringLiteral("yyyy-MM-dd'T'HH:mm:ss.zzz'000Z'"));
+}
+
+// A MicroTime in microseconds since the epoch; nullopt when absent or unreadable.
+std::optional<qint64> micros(const QJsonValue &value)
+{
+    static const QRegularExpression format(
+        QStringLiteral(R"(^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?Z$)"));
+    const QRegularExpressionMatch m = format.match(value.toString());
+    if (!m.hasMatch())
+        return std::nullopt;
+    const QDateTime seconds = QDateTime::fromString(m.captured(1), Qt::ISODate);
+    if (!seconds.isValid())
+        return std::nullopt;
+    const QString fraction = (m.captured(2) + QStringLiteral("000000")).left(6);
+    QDateTime utc = seconds;
+    utc.setTimeSpec(Qt::UTC);
+    return utc.toSecsSinceEpoch() * 1000000 + fraction.toLongLong();
+}
+
+std::optional<QString> checkVersion(const QString &field, const QString &version)
+{
+    static const QRegularExpression semver(QStringLiteral(
+        R"(^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$)"));
+    if (!semver.match(version).hasMatch())
+        return QStringLiteral("%1: \"%2\" is not a semantic version without a leading v "
+                              "(\"1.36.0\")")
+            .arg(field, version);
+    return std::nullopt;
+}
+
+} // namespace
+
+struct LeaseCandidate::Private
+{
+    Config config;
+    std::shared_ptr<detail::Mailbox> mailbox;
+    bool running = false;
+    bool inFlight = false;
+    bool pending = false; // a ping or the timer came while a write was in flight
+    int failures = 0;
+    QDateTime renewTime;
+    QTimer timer; // the next renewal, or the retry of a failed write
+    std::unique_ptr<detail::ObjectWatch> watch; // while running
+
+    QString path() const
+    {
+        return LeaseCandidates.collectionPath(config.namespaceName) + QLatin1Char('/')
+            + config.name;
+    }
+};
+
+Result<std::unique_ptr<LeaseCandidate>> LeaseCandidate::create(Config config, QObject *parent)
+{
+    const auto fail = [](const QString &field, const QString &why) {
+        return Error {QStringLiteral("leasecandidate"), field, why};
+    };
+    if (!config.client)
+        return fail(QStringLiteral("client"), QStringLiteral("a RestClient is needed"));
+    static const QRegularExpression name(QStringLiteral(R"(^[-._a-zA-Z0-9]{1,253}$)"));
+    if (!name.match(config.name).hasMatch())
+        return fail(QStringLiteral("name"),
+            QStringLiteral("\"%1\" is not 1 to 253 letters, digits, '-', '_' or '.' (the "
+                           "API server's rule for LeaseCandidate names)")
+                .arg(config.name));
+    if (config.namespaceName.isEmpty() || config.leaseName.isEmpty())
+        return fail(QStringLiteral("namespaceName, leaseName"), QStringLiteral("both are needed"));
+    for (const auto &[field, version] :
+        {std::pair {QStringLiteral("binaryVersion"), config.binaryVersion},
+            std::pair {QStringLiteral("emulationVersion"), config.emulationVersion}}) {
+        if (const std::optional<QString> error = checkVersion(field, version))
+            return fail(field, *error);
+    }
+    if (config.renewInterval < std::chrono::seconds(1))
+        return fail(QStringLiteral("renewInterval"), QStringLiteral("at least 1 s"));
+    return std::unique_ptr<LeaseCandidate>(new LeaseCandidate(std::move(config), parent));
+}
+
+LeaseCandidate::LeaseCandidate(Config config, QObject *parent)
+    : QObject(parent), d(std::make_unique<Private>())
+{
+    d->config = std::move(config);
+    d->mailbox = detail::Mailbox::create(this);
+    d->timer.setSingleShot(true);
+    connect(&d->timer, &QTimer::timeout, this, &LeaseCandidate::ensure);
+}
+
+LeaseCandidate::~LeaseCandidate()
+{
+    d->mailbox->close();
+}
+
+void LeaseCandidate::start()
+{
+    if (d->running)
+        return;
+    d->running = true;
+    d->watch = std::make_unique<detail::ObjectWatch>(
+        d->config.client, LeaseCandidates, d->config.namespaceName, d->config.name,
+        [this](const WatchEvent &event) {
+            if ((event.type == WatchEvent::Type::Added || event.type == WatchEvent::Type::Modified)
+                && pingPending(event.object.json().value(QLatin1String("spec")).toObject()))
+                ensure(); // the server asks: answer at once
+        },
+        this);
+    ensure();
+}
+
+void LeaseCandidate::stop()
+{
+    d->running = false;
+    d->timer.stop();
+    d->watch.reset();
+}
+
+QDateTime LeaseCandidate::renewTime() const
+{
+    return d->renewTime;
+}
+
+bool LeaseCandidate::pingPending(const QJsonObject &spec)
+{
+    const std::optional<qint64> ping = micros(spec.value(QLatin1String("pingTime")));
+    const std::optional<qint64> renew = micros(spec.value(QLatin1String("renewTime")));
+    return ping && (!renew || *ping > *renew);
+}
+
+// client-go's ensureLease: create the candidate when it is missing, else renew it.
+void LeaseCandidate::ensure()
+{
+    if (!d->running)
+        return;
+    if (d->inFlight) {
+        d->pending = true;
+        return;
+    }
+    d->inFlight = true;
+    d->pending = false;
+    detail::whenFinished(d->config.client->requestAsync("GET", d->path()), d->mailbox,
+        [this](const Response &response) {
+            const QDateTime now = QDateTime::currentDateTimeUtc();
+            ObjectResult read = RestClient::decodeObject(response);
+            QByteArray verb = "PUT";
+            QString path = d->path();
+            Object candidate;
+            if (read) {
+                candidate = *read;
+                QJsonObject spec = candidate.json().value(QLatin1String("spec")).toObject();
+                spec.insert(QStringLiteral("renewTime"), microTime(now));
+                candidate.json().insert(QStringLiteral("spec"), spec);
+            } else if (read.error().isNotFound()) {
+                verb = "POST";
+                path = LeaseCandidates.collectionPath(d->config.namespaceName);
+                candidate.setApiVersion(QStringLiteral("coordination.k8s.io/v1beta1"));
+                candidate.setKind(QStringLiteral("LeaseCandidate"));
+                candidate.setNamespaceName(d->config.namespaceName);
+                candidate.setName(d->config.name);
+                candidate.json().insert(QStringLiteral("spec"),
+                    QJsonObject {
+                        {QStringLiteral("leaseName"), d->config.leaseName},
+                        {QStringLiteral("binaryVersion"), d->config.binaryVersion},
+                        {QStringLiteral("emulationVersion"), d->config.emulationVersion},
+                        {QStringLiteral("strategy"), d->config.strategy},
+                        {QStringLiteral("renewTime"), microTime(now)},
+                    });
+            } else {
+                written(false, QStringLiteral("get: ") + read.error().toString());
+                return;
+            }
+            const QByteArray body = QJsonDocument(candidate.json()).toJson(QJsonDocument::Compact);
+            detail::whenFinished(
+                d->config.client->requestAsync(verb, path, {}, body, "application/json"),
+                d->mailbox, [this, verb, now](const Response &response) {
+                    const ObjectResult result = RestClient::decodeObject(response);
+                    if (!result) {
+                        written(false,
+                            QString::fromLatin1(verb.toLower()) + QStringLiteral(": ")
+                                + result.error().toString());
+                        return;
+                    }
+                    d->renewTime = now;
+                    written(true, {});
+                });
+        });
+}
+
+void LeaseCandidate::written(bool ok, const QString &error)
+{
+    d->inFlight = false;
+    if (!d->running)
+        return;
+    if (ok) {
+        d->failures = 0;
+        emit renewed(d->renewTime);
+        d->timer.start(
+            std::chrono::duration_cast<std::chrono::milliseconds>(d->config.renewInterval));
+    } else {
+        const auto delay = std::min<std::chrono::milliseconds>(
+            BaseDelay * (qint64(1) << std::min(d->failures, 20)), MaxDelay);
+        ++d->failures;
+        qCWarning(lcLeaderElection).noquote()
+            << QStringLiteral("cannot renew lease candidate %1/%2 (%3); trying again in %4 ms")
+                   .arg(d->config.namespaceName, d->config.name, error)
+                   .arg(delay.count());
+        d->timer.start(delay);
+    }
+    if (d->pending)
+        ensure();
+}
+
+} // namespace qcm::leaderelection

@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: Apache-2.0
+// e2e: coordinated leader election (KEP-4355) on a real kube-apiserver of its own, started with
+// --feature-gates=CoordinatedLeaderElection=true --runtime-config=coordination.k8s.io/v1beta1=true
+// (a TestEnvironment; the shared e2e cluster runs without them):
+//   * a LeaseCandidate registers with its versions and strategy, and answers the server's
+//     ping (a pingTime later than its renewTime) at once;
+//   * two candidates of different emulation versions, each with a coordinated LeaderElector:
+//     the API server's election controller makes the older one the holder, and only it
+//     leads; the other never writes the Lease;
+//   * a candidate older still arrives: the controller marks the term ended (preferredHolder),
+//     the leader renews no more and steps down, and the newcomer leads.
+#include <qcm/leaderelection/leaderelector.h>
+#include <qcm/leaderelection/leasecandidate.h>
+#include <qcm/leaderelection/leaselock.h>
+#include <qcm/testing/testenvironment.h>
+
+#include <QtCore/QJsonDocument>
+#include <QtTest/QtTest>
+
+using namespace qcm;
+using namespace qcm::client;
+using namespace qcm::leaderelection;
+using namespace std::chrono_literals;
+
+namespace {
+
+const QString Namespace = QStringLiteral("default");
+const GroupVersionResource Leases {
+    QStringLiteral("coordination.k8s.io"), QStringLiteral("v1"), QStringLiteral("leases")};
+
+// A candidate and its coordinated elector, of one identity, for `lease`.
+struct Contender
+{
+    Contender(RestClient *client, const QString &identity, const QString &lease,
+        const QString &emulationVersion)
+    {
+        LeaseCandidate::Config candidateConfig {
+            client, Namespace, identity, lease, QStringLiteral("1.36.0"), emulationVersion};
+        auto created = LeaseCandidate::create(candidateConfig);
+        if (!created)
+            qFatal("%s", qPrintable(created.error().toString()));
+        candidate = std::move(*created);
+        LeaderElectionConfig config;
+        config.lock = std::make_shared<LeaseLock>(
+            Namespace, lease, client, ResourceLockConfig {identity, nullptr});
+        config.coordinated = true;
+        config.leaseDuration = 3s;
+        config.renewDeadline = 2s;
+        config.retryPeriod = 1s;
+        config.mode = LeaderElectionConfig::Mode::Rejoin;
+        config.name = identity;
+        auto elector = LeaderElector::create(config);
+        if (!elector)
+            qFatal("%s", qPrintable(elector.error().toString()));
+        this->elector = std::move(*elector);
+        QObject::connect(this->elector.get(), &LeaderElector::startedLeading,
+            [this](const LeaderToken &) { ++terms; });
+        QObject::connect(
+            this->elector.get(), &LeaderElector::stoppedLeading, [this] { ++stepDowns; });
+    }
+    ~Contender()
+    {
+        candidate->stop();
+        elector->stop();
+    }
+    void start()
+    {
+        candidate->start();
+        elector->run();
+    }
+
+    std::unique_ptr<LeaseCandidate> candidate;
+    std::unique_ptr<LeaderElector> elector;
+    int terms = 0;
+    int stepDowns = 0;
+};
+
+QJsonObject specOf(const ObjectResult &object)
+{
+    return object ? object->json().value(QLatin1String("spec")).toObject() : QJsonObject();
+}
+
+} // namespace
+
+class tst_Coordinated : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void initTestCase();
+    void aCandidateRegistersAndAnswersPings();
+    void theServerPicksTheOlderEmulationVersionThenHandsOver();
+    void cleanupTestCase();
+
+private:
+    std::unique_ptr<testing::TestEnvironment> m_env;
+    std::unique_ptr<RestClient> m_client;
+};
+
+void tst_Coordinated::initTestCase()
+{
+    testing::TestEnvironment::Options options;
+    options.extraApiserverArgs = {QStringLiteral("--feature-gates=CoordinatedLeaderElection=true"),
+        QStringLiteral("--runtime-config=coordination.k8s.io/v1beta1=true")};
+    m_env = std::make_unique<testing::TestEnvironment>(options);
+    const std::optional<Error> error = m_env->start();
+    QVERIFY2(!error, error ? qPrintable(error->toString()) : "");
+    m_client = std::make_unique<RestClient>(m_env->restConfig());
+}
+
+void tst_Coordinated::cleanupTestCase()
+{
+    m_client.reset();
+    if (m_env)
+        m_env->stop();
+}
+
+void tst_Coordinated::aCandidateRegistersAndAnswersPings()
+{
+    auto created = LeaseCandidate::create({m_client.get(), Namespace, QStringLiteral("qcm-a"),
+        QStringLiteral("qcm-pinged"), QStringLiteral("1.36.0"), QStringLiteral("1.35.0")});
+    QVERIFY(created);
+    LeaseCandidate &candidate = **created;
+    int renewals = 0;
+    connect(&candidate, &LeaseCandidate::renewed, this, [&renewals] { ++renewals; });
+    candidate.start();
+    QTRY_COMPARE_WITH_TIMEOUT(renewals, 1, 15000);
+    const QString path
+        = LeaseCandidate::LeaseCandidates.collectionPath(Namespace) + QStringLiteral("/qcm-a");
+    QJsonObject spec = specOf(RestClient::decodeObject(m_client->request("GET", path)));
+    QCOMPARE(spec.value(QLatin1String("leaseName")).toString(), QStringLiteral("qcm-pinged"));
+    QCOMPARE(spec.value(QLatin1String("binaryVersion")).toString(), QStringLiteral("1.36.0"));
+    QCOMPARE(spec.value(QLatin1String("emulationVersion")).toString(), QStringLiteral("1.35.0"));
+    QCOMPARE(
+        spec.value(QLatin1String("strategy")).toString(), QStringLiteral("OldestEmulationVersion"));
+    QVERIFY(spec.contains(QLatin1String("renewTime")));
+
+    // The server pings (here by hand; the election controller pings too): a renewal follows
+    // within seconds, not the 5 minutes of the interval.
+    const int before = renewals;
+    const QString ping = QDateTime::currentDateTimeUtc().addSecs(1).toString(
+        QStringLiteral("yyyy-MM-dd'T'HH:mm:ss.zzz'000Z'"));
+    const Response patched = m_client->request("PATCH", path, {},
+        QJsonDocument(QJsonObject {{QStringLiteral("spec"),
+                          QJsonObject {{QStringLiteral("pingTime"), ping}}}})
+            .toJson(QJsonDocument::Compact),
+        "application/merge-patch+json");
+    QVERIFY2(patched.isSuccess(), patched.body.constData());
+    QTRY_VERIFY_WITH_TIMEOUT(renewals > before, 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(specOf(RestClient::decodeObject(m_client->request("GET", path)))
+                                 .value(QLatin1String("renewTime"))
+                                 .toString()
+            > ping,
+        10000);
+    candidate.stop();
+}
+
+void tst_Coordinated::theServerPicksTheOlderEmulationVersionThenHandsOver()
+{
+    const QString lease = QStringLiteral("qcm-elected");
+    Contender newer(m_client.get(), QStringLiteral("qcm-newer"), lease, QStringLiteral("1.36.0"));
+    Contender older(m_client.get(), QStringLiteral("qcm-older"), lease, QStringLiteral("1.35.0"));
+    newer.start();
+    older.start();
+    QTRY_COMPARE_WITH_TIMEOUT(older.terms, 1, 60000);
+    QVERIFY(older.elector->isLeader());
+    QCOMPARE(newer.terms, 0);
+    const QString path = Leases.collectionPath(Namespace) + QLatin1Char('/') + lease;
+    QJsonObject spec = specOf(RestClient::decodeObject(m_client->request("GET", path)));
+    QCOMPARE(spec.value(QLatin1String("holderIdentity")).toString(), QStringLiteral("qcm-older"));
+    QCOMPARE(
+        spec.value(QLatin1String("strategy")).toString(), QStringLiteral("OldestEmulationVersion"));
+    QTest::qWait(4000); // renewals keep the term, and the newer one stays a candidate
+    QVERIFY(older.elector->isLeader());
+    QCOMPARE(older.stepDowns, 0);
+    QCOMPARE(newer.terms, 0);
+
+    // A candidate older still: the controller marks the term ended, the leader steps down,
+    // and the Lease goes to the newcomer.
+    Contender oldest(m_client.get(), QStringLiteral("qcm-oldest"), lease, QStringLiteral("1.34.0"));
+    oldest.start();
+    QTRY_COMPARE_WITH_TIMEOUT(older.stepDowns, 1, 60000);
+    QTRY_COMPARE_WITH_TIMEOUT(oldest.terms, 1, 60000);
+    QVERIFY(!older.elector->isLeader());
+    QCOMPARE(newer.terms, 0);
+    spec = specOf(RestClient::decodeObject(m_client->request("GET", path)));
+    QCOMPARE(spec.value(QLatin1String("holderIdentity")).toString(), QStringLiteral("qcm-oldest"));
+}
+
+QTEST_MAIN(tst_Coordinated)
+#include "tst_coordinated.moc"

@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: Apache-2.0
+// A LeaseCandidate's spec as the API server sends it (leaderelection/leasecandidate.h): any
+// JSON gives an answer to "does the server ping?", and a spec without a pingTime never does;
+// a pingTime one microsecond after a readable renewTime always does.
+#include <qcm/leaderelection/leasecandidate.h>
+
+#include "fuzzsupport.h"
+
+#include <QtCore/QJsonDocument>
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    using qcm::leaderelection::LeaseCandidate;
+    const QByteArray bytes = qcm::fuzz::bytes(data, size);
+    const QJsonObject spec = QJsonDocument::fromJson(bytes).object();
+    const bool pinged = LeaseCandidate::pingPending(spec);
+    if (!spec.contains(QLatin1String("pingTime")))
+        FUZZ_CHECK(!pinged, QString::fromUtf8(bytes));
+    const QString renew = spec.value(QLatin1String("renewTime")).toString();
+    if (renew.size() == 27 && renew.endsWith(QLatin1Char('Z')) && renew[19] == QLatin1Char('.')) {
+        bool digits = false;
+        const qint64 micros = renew.mid(20, 6).toLongLong(&digits);
+        if (digits && micros < 999999) {
+            QJsonObject later = spec;
+            later.insert(QStringLiteral("pingTime"),
+                renew.left(20) + QStringLiteral("%1Z").arg(micros + 1, 6, 10, QLatin1Char('0')));
+            if (LeaseCandidate::pingPending(QJsonObject {{QStringLiteral("pingTime"), renew}}))
+                FUZZ_CHECK(LeaseCandidate::pingPending(later), QString::fromUtf8(bytes));
+        }
+    }
+    return 0;
+}

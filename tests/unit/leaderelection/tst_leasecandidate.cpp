@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: Apache-2.0
+// LeaseCandidate without a server: the configuration it refuses, each with the field and the
+// rule, and when a spec read from the server asks for a renewal (pingTime later than
+// renewTime, to the microsecond). Registration and pings on the real apiserver are in
+// tests/e2e/leaderelection/tst_coordinated.cpp.
+#include <qcm/leaderelection/leasecandidate.h>
+
+#include <QtTest/QtTest>
+
+using namespace qcm;
+using namespace qcm::client;
+using namespace qcm::leaderelection;
+
+class tst_LeaseCandidate : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void refusedConfigurations_data();
+    void refusedConfigurations();
+    void pingPending_data();
+    void pingPending();
+};
+
+void tst_LeaseCandidate::refusedConfigurations_data()
+{
+    QTest::addColumn<QString>("field");
+    QTest::addColumn<QString>("value");
+    QTest::addColumn<QString>("error");
+    QTest::newRow("name with a slash")
+        << "name"
+        << "host/1"
+        << "leasecandidate: name: \"host/1\" is not 1 to 253 letters, digits, '-', '_' or '.' "
+           "(the API server's rule for LeaseCandidate names)";
+    QTest::newRow("empty name") << "name"
+                                << ""
+                                << "leasecandidate: name: \"\" is not 1 to 253 letters, digits, "
+                                   "'-', '_' or '.' (the API server's rule for LeaseCandidate "
+                                   "names)";
+    QTest::newRow("leading v") << "binaryVersion"
+                               << "v1.36.0"
+                               << "leasecandidate: binaryVersion: binaryVersion: \"v1.36.0\" is "
+                                  "not a semantic version without a leading v (\"1.36.0\")";
+    QTest::newRow("two parts") << "emulationVersion"
+                               << "1.35"
+                               << "leasecandidate: emulationVersion: emulationVersion: \"1.35\" "
+                                  "is not a semantic version without a leading v (\"1.36.0\")";
+    QTest::newRow("no lease") << "leaseName"
+                              << ""
+                              << "leasecandidate: namespaceName, leaseName: both are needed";
+}
+
+void tst_LeaseCandidate::refusedConfigurations()
+{
+    QFETCH(QString, field);
+    QFETCH(QString, value);
+    QFETCH(QString, error);
+    RestClient client(RestConfig {});
+    LeaseCandidate::Config config {&client, QStringLiteral("kube-system"),
+        QStringLiteral("host_0a1b"), QStringLiteral("qcm"), QStringLiteral("1.36.0"),
+        QStringLiteral("1.35.0")};
+    QVERIFY(LeaseCandidate::create(config)); // the base is good: underscores are allowed
+    if (field == QLatin1String("name"))
+        config.name = value;
+    else if (field == QLatin1String("binaryVersion"))
+        config.binaryVersion = value;
+    else if (field == QLatin1String("emulationVersion"))
+        config.emulationVersion = value;
+    else
+        config.leaseName = value;
+    const auto created = LeaseCandidate::create(config);
+    QVERIFY(!created);
+    QCOMPARE(created.error().toString(), error);
+}
+
+void tst_LeaseCandidate::pingPending_data()
+{
+    QTest::addColumn<QByteArray>("spec");
+    QTest::addColumn<bool>("pending");
+    QTest::newRow("a microsecond later")
+        << QByteArray(R"({"renewTime":"2026-11-27T11:40:00.123456Z",)"
+                      R"("pingTime":"2026-11-27T11:40:00.123457Z"})")
+        << true;
+    QTest::newRow("answered: equal") << QByteArray(R"({"renewTime":"2026-11-27T11:40:00.123456Z",)"
+                                                   R"("pingTime":"2026-11-27T11:40:00.123456Z"})")
+                                     << false;
+    QTest::newRow("answered: renewed after") << QByteArray(
+        R"({"renewTime":"2026-11-27T11:40:01.000000Z","pingTime":"2026-11-27T11:40:00.999999Z"})")
+                                             << false;
+    QTest::newRow("seconds only") << QByteArray(
+        R"({"renewTime":"2026-11-27T11:40:00Z","pingTime":"2026-11-27T11:40:00.5Z"})")
+                                  << true;
+    QTest::newRow("no ping") << QByteArray(R"({"renewTime":"2026-11-27T11:40:00.000000Z"})")
+                             << false;
+    QTest::newRow("never renewed")
+        << QByteArray(R"({"pingTime":"2026-11-27T11:40:00.000000Z"})") << true;
+    QTest::newRow("unreadable ping")
+        << QByteArray(R"({"pingTime":"yesterday","renewTime":"2026-11-27T11:40:00Z"})") << false;
+    QTest::newRow("not UTC") << QByteArray(
+        R"({"pingTime":"2026-11-27T11:40:00+01:00","renewTime":"2026-11-27T09:40:00Z"})")
+                             << false;
+}
+
+void tst_LeaseCandidate::pingPending()
+{
+    QFETCH(QByteArray, spec);
+    QFETCH(bool, pending);
+    QCOMPARE(LeaseCandidate::pingPending(QJsonDocument::fromJson(spec).object()), pending);
+}
+
+QTEST_MAIN(tst_LeaseCandidate)
+#include "tst_leasecandidate.moc"
