@@ -221,6 +221,8 @@ void readLeaderElection(Reader &r, const YAML::Node &node, LeaderElectionConfig 
     r.boolean(node, "releaseOnCancel", path, le.releaseOnCancel);
     r.value<LeaderElectionMode>(node, "mode", path, QStringLiteral("run-or-die or rejoin"),
         parseLeaderElectionMode, [&](LeaderElectionMode m) { le.mode = m; });
+    r.boolean(node, "coordinated", path, le.coordinated);
+    r.string(node, "emulationVersion", path, le.emulationVersion);
 }
 
 void readControllerConfig(Reader &r, const YAML::Node &node, ControllerManagerConfig &config)

@@ -60,6 +60,11 @@ struct LeaderElectionConfig
     QString resourceNamespace = QStringLiteral("kube-system");
     bool releaseOnCancel = true;
     LeaderElectionMode mode = LeaderElectionMode::RunOrDie;
+    // Coordinated leader election (KEP-4355, docs/host.md): a LeaseCandidate for the lock's
+    // Lease, and an elector that follows the holder the API server's election controller
+    // writes. kube-controller-manager's feature gate CoordinatedLeaderElection.
+    bool coordinated = false;
+    QString emulationVersion; // the candidate's; empty: qcm's own version
 };
 
 // The delegated authentication and authorization of the endpoint (auth/, docs/security.md),

@@ -207,6 +207,8 @@ ConfigDiff diffConfigs(const ControllerManagerConfig &running, const ControllerM
     r.field("leaderElection.resourceNamespace", a.resourceNamespace, b.resourceNamespace);
     r.field("leaderElection.releaseOnCancel", a.releaseOnCancel, b.releaseOnCancel);
     r.field("leaderElection.mode", a.mode, b.mode);
+    r.field("leaderElection.coordinated", a.coordinated, b.coordinated);
+    r.field("leaderElection.emulationVersion", a.emulationVersion, b.emulationVersion);
     r.field("scaleOut.group", running.scaleOutGroup, next.scaleOutGroup);
     r.field("serving.bindAddress", running.bindAddress, next.bindAddress);
     r.field("serving.securePort", running.securePort, next.securePort);

@@ -73,6 +73,13 @@ QList<ConfigField> build()
         field("leaderElection.mode", "string", "run-or-die", "--leader-elect-mode", Restart,
             "A leader that loses the lease: run-or-die exits with status 1; rejoin stops its "
             "controllers and campaigns again."),
+        field("leaderElection.coordinated", "bool", "false", "", Restart,
+            "Coordinated leader election (KEP-4355): register a LeaseCandidate and follow the "
+            "holder the API server's election controller writes; needs the leases lock and an "
+            "API server with CoordinatedLeaderElection."),
+        field("leaderElection.emulationVersion", "semver", "", "", Restart,
+            "The candidate's emulation version, at most qcm's; empty: qcm's version. The "
+            "API server elects the oldest."),
         field("scaleOut", "map", "", "", Restart,
             "Scale-out: replicas that share the keys of sharded controllers (docs/scale-out.md)."),
         field("scaleOut.group", "DNS label", "", "", Restart,

@@ -2,7 +2,9 @@
 #include "leadership/leadership.h"
 
 #include <qcm/client/restclient.h>
+#include <qcm/leaderelection/leasecandidate.h>
 #include <qcm/leaderelection/newresourcelock.h>
+#include <qcm/version.h>
 
 namespace qcm::host {
 
@@ -49,6 +51,23 @@ Result<std::unique_ptr<Leadership>> Leadership::create(const ControllerManagerCo
         leadership->m_client.get(), lockConfig);
     if (!lock)
         return configError(lock.error());
+    if (le.coordinated) {
+        if (le.resourceLock != QLatin1String("leases"))
+            return Error {{}, QStringLiteral("leaderElection.coordinated"),
+                QStringLiteral("needs leaderElection.resourceLock leases, not %1")
+                    .arg(le.resourceLock)};
+        const QString binaryVersion = QStringLiteral(QCM_VERSION_STRING);
+        auto candidate = LeaseCandidate::create({leadership->m_client.get(), le.resourceNamespace,
+            (*lock)->identity(), le.resourceName, binaryVersion,
+            le.emulationVersion.isEmpty() ? binaryVersion : le.emulationVersion});
+        if (!candidate)
+            return Error {{},
+                candidate.error().field == QLatin1String("emulationVersion")
+                    ? QStringLiteral("leaderElection.emulationVersion")
+                    : QStringLiteral("leaderElection.coordinated"),
+                candidate.error().reason};
+        leadership->m_candidate = std::move(*candidate);
+    }
 
     leaderelection::LeaderElectionConfig electorConfig;
     electorConfig.lock = std::shared_ptr<ResourceLock>(std::move(*lock));
@@ -56,6 +75,7 @@ Result<std::unique_ptr<Leadership>> Leadership::create(const ControllerManagerCo
     electorConfig.renewDeadline = le.renewDeadline;
     electorConfig.retryPeriod = le.retryPeriod;
     electorConfig.releaseOnCancel = le.releaseOnCancel;
+    electorConfig.coordinated = le.coordinated;
     electorConfig.mode = le.mode == LeaderElectionMode::Rejoin
         ? leaderelection::LeaderElectionConfig::Mode::Rejoin
         : leaderelection::LeaderElectionConfig::Mode::RunOrDie;
@@ -69,6 +89,8 @@ Result<std::unique_ptr<Leadership>> Leadership::create(const ControllerManagerCo
     Leadership *self = leadership.get(); // owns the elector: outlives the connection
     QObject::connect(self->m_elector.get(), &LeaderElector::newLeader, self->m_elector.get(),
         [self] { self->m_observedLeader = true; });
+    if (leadership->m_candidate)
+        leadership->m_candidate->start();
     return leadership;
 }
 

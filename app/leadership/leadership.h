@@ -9,6 +9,10 @@
 //     limit the controllers cannot use up: renewals never queue behind controller traffic;
 //   * durations, releaseOnCancel and mode (run-or-die, rejoin) come from the configuration;
 //     the elector registers leader_election_master_status{name} in the host's registry;
+//   * with leaderElection.coordinated (KEP-4355), a LeaseCandidate named after the identity,
+//     for the lock's Lease, with qcm's version as binary version and
+//     leaderElection.emulationVersion (qcm's by default), and a coordinated elector: the API
+//     server's election controller picks the holder (docs/host.md);
 //   * the /healthz check tolerates 20 s past the lease, as kube-controller-manager's
 //     NewLeaderHealthzAdaptor(20 * time.Second);
 //   * the lock records its events ("<identity> became leader", "<identity> stopped leading",
@@ -32,6 +36,9 @@
 
 namespace qcm::client {
 class RestClient;
+}
+namespace qcm::leaderelection {
+class LeaseCandidate;
 }
 namespace qcm::record {
 class EventRecorder;
@@ -69,6 +76,7 @@ private:
     // Declared first, destroyed last: the elector's lock uses it.
     std::unique_ptr<client::RestClient> m_client;
     std::unique_ptr<leaderelection::LeaderElector> m_elector;
+    std::unique_ptr<leaderelection::LeaseCandidate> m_candidate; // leaderElection.coordinated
     bool m_observedLeader = false;
 };
 

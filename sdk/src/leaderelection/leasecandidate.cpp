@@ -94,6 +94,18 @@ Result<std::unique_ptr<LeaseCandidate>> LeaseCandidate::create(Config config, QO
         if (const std::optional<QString> error = checkVersion(field, version))
             return fail(field, *error);
     }
+    const auto numbers = [](const QString &version) {
+        QList<int> parts;
+        for (const QString &part : version.section(QLatin1Char('-'), 0, 0)
+                                       .section(QLatin1Char('+'), 0, 0)
+                                       .split(QLatin1Char('.')))
+            parts << part.toInt();
+        return parts;
+    };
+    if (numbers(config.emulationVersion) > numbers(config.binaryVersion))
+        return fail(QStringLiteral("emulationVersion"),
+            QStringLiteral("%1 is newer than the binary version %2 (the API server refuses it)")
+                .arg(config.emulationVersion, config.binaryVersion));
     if (config.renewInterval < std::chrono::seconds(1))
         return fail(QStringLiteral("renewInterval"), QStringLiteral("at least 1 s"));
     return std::unique_ptr<LeaseCandidate>(new LeaseCandidate(std::move(config), parent));

@@ -142,7 +142,11 @@ int main(int argc, char **argv)
         = {// PodTemplates bypass the watch cache, so that a watch from a compacted
            // resourceVersion reaches etcd and gets 410 Gone at once; with the cache, the apiserver
            // keeps serving young history from memory for a while.
-            QStringLiteral("--watch-cache-sizes=podtemplates#0"), QStringLiteral("--v=1")};
+            QStringLiteral("--watch-cache-sizes=podtemplates#0"), QStringLiteral("--v=1"),
+            // Coordinated leader election (KEP-4355) for the host's e2e of it; the election
+            // controller touches only Leases that have LeaseCandidates.
+            QStringLiteral("--feature-gates=CoordinatedLeaderElection=true"),
+            QStringLiteral("--runtime-config=coordination.k8s.io/v1beta1=true")};
     testing::TestEnvironment env(options);
     std::optional<Error> error = env.start();
     if (!error) {

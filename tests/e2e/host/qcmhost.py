@@ -200,12 +200,34 @@ class Qcm:
             self.process.wait()
 
 
+def host_test(prefix, plugins):
+    """The start of a host e2e script run as `SCRIPT --qcm BINARY --plugins FIXTURE_DIR`: its
+    arguments, the e2e cluster of $QCM_E2E_DIR, and a new work directory whose plugins/ holds
+    lib<name>.so of each of `plugins`: (args, cluster, workdir)."""
+    import argparse
+    import shutil
+    import sys
+    import tempfile
+    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "leaderelection"))
+    from lecluster import Cluster
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--qcm", required=True)
+    parser.add_argument("--plugins", required=True)
+    args = parser.parse_args()
+    workdir = pathlib.Path(tempfile.mkdtemp(prefix=f"qcm-{prefix}-e2e-"))
+    (workdir / "plugins").mkdir()
+    for name in plugins:
+        shutil.copy(pathlib.Path(args.plugins) / f"lib{name}.so", workdir / "plugins")
+    return args, Cluster(os.environ["QCM_E2E_DIR"]), workdir
+
+
 def config(cluster_dir, kubeconfig="admin.kubeconfig", controllers=("*",), leader_elect=True,
            lock_namespace="kube-system", lock_name="qcm", release_on_cancel=True,
            mode="run-or-die", plugin_dirs=("plugins",), controller_config="", timings=None,
-           scale_out_group=None):
+           scale_out_group=None, leader_election_extra=""):
     """controller-manager.yaml's text, without the serving section (Qcm adds it). `timings`:
-    (leaseDuration, renewDeadline, retryPeriod) in seconds; None: the defaults."""
+    (leaseDuration, renewDeadline, retryPeriod) in seconds; None: the defaults.
+    `leader_election_extra`: more lines of the leaderElection section, indented."""
     quoted = ", ".join(json.dumps(c) for c in controllers)
     dirs = ", ".join(json.dumps(d) for d in plugin_dirs)
     text = ("apiVersion: qcm.io/v1alpha1\n"
@@ -218,7 +240,7 @@ def config(cluster_dir, kubeconfig="admin.kubeconfig", controllers=("*",), leade
             f"  resourceNamespace: {lock_namespace}\n"
             f"  resourceName: {lock_name}\n"
             f"  releaseOnCancel: {'true' if release_on_cancel else 'false'}\n"
-            f"  mode: {mode}\n")
+            f"  mode: {mode}\n" + leader_election_extra)
     if timings:
         lease, renew, retry = timings
         text += (f"  leaseDuration: {lease}s\n  renewDeadline: {renew}s\n"

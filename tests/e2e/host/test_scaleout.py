@@ -20,14 +20,11 @@ qcm.io/replica of the ConfigMaps it reconciles, so the annotation shows who owns
 
     test_scaleout.py --qcm BINARY --plugins FIXTURE_DIR
 """
-import argparse
 import json
-import os
 import pathlib
 import shutil
 import signal
 import sys
-import tempfile
 import time
 
 HERE = pathlib.Path(__file__).resolve().parent
@@ -35,7 +32,6 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "leaderelection"))
 import qcmhost  # noqa: E402
 from qcmhost import check, wait, ring_epoch as epoch  # noqa: E402
-from lecluster import Cluster  # noqa: E402
 
 CONFIGMAPS = "fixture-configmaps"
 KEYS = 40
@@ -69,14 +65,7 @@ def placement_events(cluster, ns, group):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--qcm", required=True)
-    parser.add_argument("--plugins", required=True)
-    args = parser.parse_args()
-    cluster = Cluster(os.environ["QCM_E2E_DIR"])
-    workdir = pathlib.Path(tempfile.mkdtemp(prefix="qcm-scaleout-e2e-"))
-    (workdir / "plugins").mkdir()
-    shutil.copy(pathlib.Path(args.plugins) / f"lib{CONFIGMAPS}.so", workdir / "plugins")
+    args, cluster, workdir = qcmhost.host_test("scaleout", [CONFIGMAPS])
     ns = cluster.create_namespace("e2e-scaleout")
     group = f"g{int(time.time() * 1000) % 10000000}"
     replicas = {}

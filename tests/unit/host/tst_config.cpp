@@ -229,7 +229,8 @@ void tst_Config::badInput_data()
     row("unknown nested", "leaderElection:\n  leaseDurationn: 15s\n",
         "/etc/qcm/cm.yaml: leaderElection.leaseDurationn: unknown field; the fields here are "
         "leaderElect, leaseDuration, renewDeadline, retryPeriod, resourceLock, resourceName, "
-        "resourceNamespace, releaseOnCancel, mode (line 2, column 3)");
+        "resourceNamespace, releaseOnCancel, mode, coordinated, emulationVersion (line 2, column "
+        "3)");
     row("unknown per controller", "controllerConfig:\n  foo:\n    worker: 2\n",
         "/etc/qcm/cm.yaml: controllerConfig.foo.worker: unknown field; the fields here are "
         "workers, shards, resyncPeriod, settings (line 3, column 5)");

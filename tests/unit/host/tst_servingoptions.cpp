@@ -10,6 +10,8 @@
 
 #include <qcm/leaderelection/leaderelector.h>
 
+#include <qcm/version.h>
+
 #include <QtTest/QtTest>
 
 using namespace qcm;
@@ -35,6 +37,8 @@ private slots:
     void leadershipFromTheConfiguration();
     void leadershipErrorsNameTheField_data();
     void leadershipErrorsNameTheField();
+    void coordinatedLeadership_data();
+    void coordinatedLeadership();
 };
 
 namespace {
@@ -347,6 +351,55 @@ void tst_ServingOptions::leadershipErrorsNameTheField()
     const auto leadership = Leadership::create(config, client::RestConfig(), nullptr);
     QVERIFY(!leadership.ok());
     QCOMPARE(leadership.error().toString(), message);
+}
+
+// leaderElection.coordinated: a coordinated elector (and a LeaseCandidate); what it refuses,
+// each naming the field.
+void tst_ServingOptions::coordinatedLeadership_data()
+{
+    QTest::addColumn<QString>("lock");
+    QTest::addColumn<QString>("emulation");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("qcm's own version") << "leases"
+                                       << ""
+                                       << "";
+    QTest::newRow("older") << "leases"
+                           << "0.0.9"
+                           << "";
+    QTest::newRow("not a Lease")
+        << "configmaps"
+        << ""
+        << "leaderElection.coordinated: needs leaderElection.resourceLock leases, not configmaps";
+    QTest::newRow("not semver") << "leases"
+                                << "0.1"
+                                << "leaderElection.emulationVersion: emulationVersion: \"0.1\" "
+                                   "is not a semantic version without a leading v (\"1.36.0\")";
+    QTest::newRow("newer than qcm")
+        << "leases"
+        << "9.0.0"
+        << "leaderElection.emulationVersion: 9.0.0 is newer than the binary "
+           "version " QCM_VERSION_STRING " (the API server refuses it)";
+}
+
+void tst_ServingOptions::coordinatedLeadership()
+{
+    QFETCH(QString, lock);
+    QFETCH(QString, emulation);
+    QFETCH(QString, message);
+    ControllerManagerConfig config;
+    config.leaderElection.resourceLock = lock;
+    config.leaderElection.coordinated = true;
+    config.leaderElection.emulationVersion = emulation;
+    client::RestConfig rest;
+    rest.server = QUrl(QStringLiteral("http://127.0.0.1:1"));
+    const auto leadership = Leadership::create(config, rest, nullptr);
+    if (!message.isEmpty()) {
+        QVERIFY(!leadership.ok());
+        QCOMPARE(leadership.error().toString(), message);
+        return;
+    }
+    QVERIFY2(leadership.ok(), leadership.ok() ? "" : qPrintable(leadership.error().toString()));
+    QVERIFY((*leadership)->elector()->config().coordinated);
 }
 
 QTEST_GUILESS_MAIN(tst_ServingOptions)

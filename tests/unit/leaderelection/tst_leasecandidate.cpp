@@ -45,6 +45,11 @@ void tst_LeaseCandidate::refusedConfigurations_data()
                                << "1.35"
                                << "leasecandidate: emulationVersion: emulationVersion: \"1.35\" "
                                   "is not a semantic version without a leading v (\"1.36.0\")";
+    QTest::newRow("newer than the binary")
+        << "emulationVersion"
+        << "1.37.0"
+        << "leasecandidate: emulationVersion: 1.37.0 is newer than the binary version 1.36.0 "
+           "(the API server refuses it)";
     QTest::newRow("no lease") << "leaseName"
                               << ""
                               << "leasecandidate: namespaceName, leaseName: both are needed";
