@@ -73,6 +73,20 @@ private:
 
 namespace {
 
+// Server::Options on the loopback address `address`, with what a test sets.
+Server::Options options(const QString &address, quint16 port, const QString &cert = {},
+    const QString &key = {}, const QString &minVersion = {}, const QStringList &suites = {})
+{
+    Server::Options o;
+    o.bindAddress = address;
+    o.port = port;
+    o.tlsCertFile = cert;
+    o.tlsPrivateKeyFile = key;
+    o.tlsMinVersion = minVersion;
+    o.tlsCipherSuites = suites;
+    return o;
+}
+
 QList<HealthCheck> checksOf(const QMap<QString, std::optional<QString>> *failures)
 {
     QList<HealthCheck> checks {pingCheck()};
@@ -364,7 +378,7 @@ void tst_Server::unknownPathsAndMethods()
 void tst_Server::badBindAddress()
 {
     auto server = makeServer();
-    const std::optional<Error> error = server->listen({QStringLiteral("localhost:80"), 0, {}, {}});
+    const std::optional<Error> error = server->listen(options(QStringLiteral("localhost:80"), 0));
     QVERIFY(error);
     QCOMPARE(
         error->toString(), QStringLiteral("--bind-address: \"localhost:80\" is not an IP address"));
@@ -376,7 +390,7 @@ void tst_Server::portInUse()
     QVERIFY(taken.listen(QHostAddress::LocalHost));
     auto server = makeServer();
     const std::optional<Error> error
-        = server->listen({QStringLiteral("127.0.0.1"), taken.serverPort(), {}, {}});
+        = server->listen(options(QStringLiteral("127.0.0.1"), taken.serverPort()));
     QVERIFY(error);
     QCOMPARE(error->field, QStringLiteral("--secure-port"));
     QVERIFY2(error->reason.startsWith(
@@ -389,8 +403,8 @@ void tst_Server::https()
     QTemporaryDir dir;
     QVERIFY(makeCertificate(dir.path()));
     auto server = makeServer();
-    const std::optional<Error> error = server->listen({QStringLiteral("127.0.0.1"), 0,
-        dir.filePath(QStringLiteral("tls.crt")), dir.filePath(QStringLiteral("tls.key"))});
+    const std::optional<Error> error = server->listen(options(QStringLiteral("127.0.0.1"), 0,
+        dir.filePath(QStringLiteral("tls.crt")), dir.filePath(QStringLiteral("tls.key"))));
     QVERIFY2(!error, error ? qPrintable(error->toString()) : "");
     QVERIFY(server->isTls());
     const QString base = QStringLiteral("127.0.0.1:%1/livez").arg(server->port());
@@ -444,7 +458,7 @@ void tst_Server::tlsErrors()
     };
     auto server = makeServer();
     const std::optional<Error> error = server->listen(
-        {QStringLiteral("127.0.0.1"), 0, path(cert, "tls.crt"), path(key, "tls.key")});
+        options(QStringLiteral("127.0.0.1"), 0, path(cert, "tls.crt"), path(key, "tls.key")));
     QVERIFY(error);
     QCOMPARE(error->toString(), message.arg(dir.path()));
     QCOMPARE(server->port(), quint16(0));
@@ -460,14 +474,14 @@ void tst_Server::tlsMinVersion()
     const QString key = dir.filePath(QStringLiteral("tls.key"));
     auto tls13 = makeServer();
     QVERIFY(!tls13->listen(
-        {QStringLiteral("127.0.0.1"), 0, cert, key, QStringLiteral("VersionTLS13")}));
+        options(QStringLiteral("127.0.0.1"), 0, cert, key, QStringLiteral("VersionTLS13"))));
     QVERIFY(!handshake(tls13->port(), QSsl::TlsV1_2).ok);
     const Handshake h13 = handshake(tls13->port(), QSsl::TlsV1_3);
     QVERIFY(h13.ok);
     QCOMPARE(h13.cipher.protocol(), QSsl::TlsV1_3);
     auto tls12 = makeServer();
     QVERIFY(!tls12->listen(
-        {QStringLiteral("127.0.0.1"), 0, cert, key, QStringLiteral("VersionTLS12")}));
+        options(QStringLiteral("127.0.0.1"), 0, cert, key, QStringLiteral("VersionTLS12"))));
     QVERIFY(handshake(tls12->port(), QSsl::TlsV1_2).ok);
     QVERIFY(handshake(tls12->port(), QSsl::TlsV1_3).ok);
 }
@@ -479,9 +493,9 @@ void tst_Server::tlsCipherSuites()
     QTemporaryDir dir;
     QVERIFY(makeCertificate(dir.path()));
     auto server = makeServer();
-    QVERIFY(!server->listen({QStringLiteral("127.0.0.1"), 0,
+    QVERIFY(!server->listen(options(QStringLiteral("127.0.0.1"), 0,
         dir.filePath(QStringLiteral("tls.crt")), dir.filePath(QStringLiteral("tls.key")), QString(),
-        {QStringLiteral("TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384")}}));
+        {QStringLiteral("TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384")})));
     const Handshake h = handshake(server->port(), QSsl::TlsV1_2);
     QVERIFY(h.ok);
     QCOMPARE(h.cipher.name(), QStringLiteral("ECDHE-RSA-AES256-GCM-SHA384"));
@@ -501,7 +515,7 @@ void tst_Server::certificateReloadedFromDisk()
     const QString cert = dir.filePath(QStringLiteral("tls.crt"));
     const QString key = dir.filePath(QStringLiteral("tls.key"));
     auto server = makeServer();
-    QVERIFY(!server->listen({QStringLiteral("127.0.0.1"), 0, cert, key}));
+    QVERIFY(!server->listen(options(QStringLiteral("127.0.0.1"), 0, cert, key)));
     QSignalSpy reloaded(server.get(), &Server::certificateReloaded);
     const QSslCertificate first = handshake(server->port(), QSsl::TlsV1_2).certificate;
     QVERIFY(!first.isNull());
