@@ -3,16 +3,34 @@
 
 #include <qcm/sharding/hashring.h>
 
+#include <QtCore/QSet>
+
 #include <algorithm>
+#include <vector>
 
 namespace qcm::sharding {
 
+namespace {
+
+// Sorted, unique, non-empty.
+QStringList distinct(QStringList members)
+{
+    members.removeAll(QString());
+    members.sort();
+    members.erase(std::unique(members.begin(), members.end()), members.end());
+    return members;
+}
+
+quint64 score(const QString &member, const QString &controller)
+{
+    return hash64(QString(member + QLatin1Char('/') + controller));
+}
+
+} // namespace
+
 int controllerQuota(const QStringList &members, const QString &member, qsizetype controllers)
 {
-    QStringList ranked = members;
-    ranked.removeAll(QString());
-    ranked.sort();
-    ranked.erase(std::unique(ranked.begin(), ranked.end()), ranked.end());
+    QStringList ranked = distinct(members);
     const qsizetype n = ranked.size();
     if (n == 0 || !ranked.contains(member) || controllers <= 0)
         return 0;
@@ -24,15 +42,53 @@ int controllerQuota(const QStringList &members, const QString &member, qsizetype
 
 QStringList rendezvousOrder(const QString &member, QStringList controllers)
 {
-    const auto score = [&](const QString &controller) {
-        return hash64(QString(member + QLatin1Char('/') + controller));
-    };
     std::sort(controllers.begin(), controllers.end(), [&](const QString &a, const QString &b) {
-        const quint64 sa = score(a);
-        const quint64 sb = score(b);
+        const quint64 sa = score(member, a);
+        const quint64 sb = score(member, b);
         return sa != sb ? sa > sb : a < b;
     });
     return controllers;
+}
+
+QMap<QString, QStringList> assignControllers(
+    const QStringList &members, const QStringList &controllers)
+{
+    const QStringList ranked = distinct(members);
+    const QStringList names = distinct(controllers);
+    QMap<QString, QStringList> held;
+    QMap<QString, int> left;
+    for (const QString &member : ranked) {
+        held.insert(member, {});
+        left.insert(member, controllerQuota(ranked, member, names.size()));
+    }
+    // Every (member, controller) pair by its score, highest first: a pair is taken when the
+    // controller is still free and the member has quota left, so that strong affinities hold.
+    struct Pair
+    {
+        quint64 score;
+        QString member;
+        QString controller;
+    };
+    std::vector<Pair> pairs;
+    for (const QString &member : ranked)
+        for (const QString &controller : names)
+            pairs.push_back({score(member, controller), member, controller});
+    std::sort(pairs.begin(), pairs.end(), [](const Pair &a, const Pair &b) {
+        if (a.score != b.score)
+            return a.score > b.score;
+        return a.member != b.member ? a.member < b.member : a.controller < b.controller;
+    });
+    QSet<QString> taken;
+    for (const Pair &pair : pairs) {
+        if (taken.contains(pair.controller) || left.value(pair.member) == 0)
+            continue;
+        taken.insert(pair.controller);
+        held[pair.member] << pair.controller;
+        --left[pair.member];
+    }
+    for (QStringList &mine : held)
+        mine.sort();
+    return held;
 }
 
 } // namespace qcm::sharding

@@ -22,6 +22,9 @@ private slots:
     void aLeaveMovesOnlyTheLeaversKeys();
     void quotasAddUpAndDifferByAtMostOne();
     void rendezvousOrderIsStable();
+    void assignmentHoldsEveryControllerOnceWithinQuota();
+    void assignmentIsTheSameEverywhere();
+    void aJoinMovesFewControllers();
 };
 
 namespace {
@@ -180,6 +183,86 @@ void tst_HashRing::rendezvousOrderIsStable()
     QCOMPARE(rendezvousOrder(QStringLiteral("member-0"), fewer), expected);
     // Another member ranks them differently (else every member would release the same ones).
     QVERIFY(rendezvousOrder(QStringLiteral("member-1"), controllers) != order);
+}
+
+namespace {
+
+QStringList names(const char *prefix, int n)
+{
+    QStringList out;
+    for (int i = 0; i < n; ++i)
+        out << QStringLiteral("%1-%2").arg(QLatin1String(prefix)).arg(i);
+    return out;
+}
+
+} // namespace
+
+// Every controller on exactly one member, each member at its quota, max - min <= 1.
+void tst_HashRing::assignmentHoldsEveryControllerOnceWithinQuota()
+{
+    for (int n = 1; n <= 6; ++n) {
+        for (int c = 0; c <= 13; ++c) {
+            const QStringList members = names("member", n);
+            const QStringList controllers = names("controller", c);
+            const QMap<QString, QStringList> held = assignControllers(members, controllers);
+            QCOMPARE(held.size(), n);
+            QStringList all;
+            int most = 0;
+            int least = c;
+            for (const QString &member : members) {
+                const QStringList mine = held.value(member);
+                QCOMPARE(mine.size(), controllerQuota(members, member, c));
+                all += mine;
+                most = std::max(most, int(mine.size()));
+                least = std::min(least, int(mine.size()));
+            }
+            all.sort();
+            QStringList expected = controllers;
+            expected.sort();
+            QCOMPARE(all, expected);
+            QVERIFY(most - least <= 1);
+        }
+    }
+    QVERIFY(assignControllers({}, names("controller", 3)).isEmpty());
+}
+
+// The order of the lists, empty and repeated members change nothing: every member computes
+// the same placement.
+void tst_HashRing::assignmentIsTheSameEverywhere()
+{
+    const QStringList members = names("member", 4);
+    const QStringList controllers = names("controller", 9);
+    QStringList shuffled {members[2], QString(), members[0], members[3], members[1], members[0]};
+    QStringList backwards = controllers;
+    std::reverse(backwards.begin(), backwards.end());
+    QCOMPARE(assignControllers(shuffled, backwards), assignControllers(members, controllers));
+}
+
+// A join moves the controllers the newcomer takes, and few others: over 40 sets of controller
+// names and joins from 2 to 5 members, the controllers that moved between the members who
+// were there are at most half as many as those the newcomers took (146 against 440 when
+// written).
+void tst_HashRing::aJoinMovesFewControllers()
+{
+    int taken = 0;
+    int shuffled = 0;
+    for (int set = 0; set < 40; ++set) {
+        const QStringList controllers = names(qPrintable(QStringLiteral("set%1-c").arg(set)), 12);
+        for (int n = 2; n <= 5; ++n) {
+            const QMap<QString, QStringList> before = assignControllers(names("m", n), controllers);
+            const QMap<QString, QStringList> after
+                = assignControllers(names("m", n + 1), controllers);
+            taken += int(after.value(QStringLiteral("m-%1").arg(n)).size());
+            for (const QString &member : names("m", n))
+                for (const QString &controller : before.value(member))
+                    shuffled += !after.value(member).contains(controller)
+                        && !after.value(QStringLiteral("m-%1").arg(n)).contains(controller);
+        }
+    }
+    QVERIFY2(shuffled * 2 <= taken,
+        qPrintable(QStringLiteral("%1 moved between old members, %2 taken by newcomers")
+                       .arg(shuffled)
+                       .arg(taken)));
 }
 
 QTEST_MAIN(tst_HashRing)

@@ -8,6 +8,7 @@
 
 #include <qcm/global.h>
 
+#include <QtCore/QMap>
 #include <QtCore/QStringList>
 
 namespace qcm::sharding {
@@ -23,5 +24,16 @@ QCM_SDK_EXPORT int controllerQuota(
 // (highest hash64(member + "/" + controller) first). Adding or removing one controller leaves
 // the others in the same relative order.
 QCM_SDK_EXPORT QStringList rendezvousOrder(const QString &member, QStringList controllers);
+
+// Which of `controllers` each of `members` holds: every controller exactly once, each member
+// as many as its controllerQuota(), so the spread has max - min <= 1. Every (member,
+// controller) pair is scored as rendezvousOrder scores it (hash64(member + "/" + controller));
+// from the highest score down, a pair is taken while its controller is free and its member
+// has quota left, so that a join or leave moves few controllers besides those it must (about
+// a third as many more, tst_hashring). Every member computes the same answer from
+// the same members, so they never contend for a controller. Members are identities (stable
+// across restarts, unlike incarnations); empty and repeated ones are ignored. No members: {}.
+QCM_SDK_EXPORT QMap<QString, QStringList> assignControllers(
+    const QStringList &members, const QStringList &controllers);
 
 } // namespace qcm::sharding
