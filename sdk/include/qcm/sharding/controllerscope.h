@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: Apache-2.0
+// ControllerScope: one member's side of the scope `controller` (docs/scale-out.md, "Whole
+// controllers"): a LeaderElector per controller, each on a Lease of its own, so that each
+// controller runs on one member at a time, and the placement of the epoch's members.
+//
+// setMembers(members, me) gives the identities of the epoch's members and this member's.
+// Every member computes the same placement from them (assignControllers(), placement.h), and
+// campaigns only for the controllers placed on it: their electors run, the others' do not.
+// A controller placed elsewhere that this member holds is handed back: stopping its elector
+// ends its term (controllerStopped(), whose slots stop the controller and let its
+// reconciles finish) and releases its Lease (releaseOnCancel), so that the member it is
+// placed on takes it at once; a crashed holder's Lease is taken once it expires. A
+// controller runs only while its term's token is valid (controllerStarted()), so the leader
+// term's argument holds per Lease, whatever the members believe. No epoch yet, or this member
+// not in it: it campaigns for none.
+//
+// Thread safety: the thread of its electors, with an event loop.
+#pragma once
+
+#include <qcm/leaderelection/leaderelector.h>
+#include <qcm/result.h>
+
+#include <QtCore/QObject>
+#include <QtCore/QStringList>
+
+#include <functional>
+#include <memory>
+
+namespace qcm::sharding {
+
+class QCM_SDK_EXPORT ControllerScope : public QObject
+{
+    Q_OBJECT
+
+public:
+    struct Config
+    {
+        QStringList controllers; // names
+        // One controller's elector: its own lock (a Lease "<group>-<controller>"), identity,
+        // timings and name. mode (rejoin) and releaseOnCancel (true) are set here.
+        std::function<leaderelection::LeaderElectionConfig(const QString &controller)> electorFor;
+    };
+
+    // An error names the controller whose elector's configuration is refused.
+    static Result<std::unique_ptr<ControllerScope>> create(
+        Config config, QObject *parent = nullptr);
+    ~ControllerScope() override;
+
+    void setMembers(const QStringList &members, const QString &me);
+    // Hands every controller back (controllerStopped(), then the release of its Lease);
+    // finished() once every elector has finished.
+    void stop();
+
+    QStringList placed() const; // the controllers placed on this member, sorted
+    QStringList held() const; // the controllers whose term this member holds now, sorted
+
+signals:
+    void controllerStarted(
+        const QString &controller, const qcm::leaderelection::LeaderToken &token);
+    void controllerStopped(const QString &controller);
+    void finished();
+
+private:
+    explicit ControllerScope(QObject *parent);
+    void reconsider();
+
+    struct Private;
+    std::unique_ptr<Private> d;
+};
+
+} // namespace qcm::sharding
