@@ -47,9 +47,7 @@ std::vector<metrics::MetricFamily> ScaleOutMetrics::collect() const
                        "replica."),
         MetricType::Gauge, {}};
     for (const auto &plugin : m_plugins.plugins()) {
-        const Controller *controller = plugin->controller();
-        const qsizetype keys
-            = controller && plugin->state() == PluginState::Running ? controller->ownedKeys() : -1;
+        const qsizetype keys = plugin->ownedKeys();
         if (keys < 0)
             continue;
         metrics::ClientMetric sample;

@@ -53,6 +53,12 @@ public:
     bool isEnabled() const { return m_enabled; }
     void setEnabled(bool enabled) { m_enabled = enabled; }
     Controller *controller() const { return m_controller.get(); }
+    // While its controller runs, the keys it owns (Controller::ownedKeys()); -1 when it does
+    // not run, or is not sharded. For qcm_scaleout_keys_owned and /statusz.
+    qsizetype ownedKeys() const
+    {
+        return m_controller && m_state == PluginState::Running ? m_controller->ownedKeys() : -1;
+    }
     bool isLibraryLoaded() const;
     // Whether load() ever loaded the library. Its code then stays mapped until the process
     // ends, even after unload() (QLibrary::PreventUnloadHint): the informers, indexers and

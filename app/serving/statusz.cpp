@@ -33,10 +33,7 @@ QJsonArray controllersJson(const PluginHost &plugins)
             {QStringLiteral("name"), plugin->name()},
             {QStringLiteral("state"), stateName(plugin->state())},
         };
-        const Controller *running = plugin->controller();
-        const qsizetype keys
-            = running && plugin->state() == PluginState::Running ? running->ownedKeys() : -1;
-        if (keys >= 0)
+        if (const qsizetype keys = plugin->ownedKeys(); keys >= 0)
             controller.insert(QStringLiteral("keysOwned"), double(keys));
         controllers.append(controller);
     }

@@ -5,8 +5,9 @@
 //   leaderElection  the manager-scope Lease ("namespace/name"), its holder as last observed,
 //                   and whether this replica leads now; null without leader election
 //   controllers     each plugin's controller, by name: the plugin's state ("running",
-//                   "standby", "quarantined", ...) and, for a sharded controller that runs,
-//                   keysOwned (Controller::ownedKeys(), as qcm_scaleout_keys_owned)
+//                   "loaded" or "stopped" on standby, "quarantined", ...) and, for a sharded
+//                   controller that runs, keysOwned (PluginSpec::ownedKeys(), as
+//                   qcm_scaleout_keys_owned)
 //   scaleOut        with scaleOut.group, else null: the group; this replica's incarnation
 //                   (empty between terms); the ring's epoch (number, id, members); the epochs
 //                   this replica serves and passed the barrier of (base); each member alive,
