@@ -204,6 +204,23 @@ int run(const ControllerManagerConfig &config, const Options &flags, PluginHost 
         else
             releaseAndExit();
     });
+    // Controller scope: each controller's own term starts and stops it; a reload may change
+    // which controllers are placed.
+    if (sharding::ControllerScope *scope = scaleOut ? scaleOut->controllerScope() : nullptr) {
+        const auto place = [scope, &manager] {
+            if (const std::optional<Error> error
+                = scope->setControllers(manager.placedControllers()))
+                qCCritical(lcHost).noquote() << error->toString();
+        };
+        place();
+        QObject::connect(scope, &sharding::ControllerScope::controllerStarted, &manager,
+            [&manager](const QString &controller, const leaderelection::LeaderToken &term) {
+                manager.startHeld(controller, term);
+            });
+        QObject::connect(scope, &sharding::ControllerScope::controllerStopped, &manager,
+            [&manager](const QString &controller) { manager.stopHeld(controller); });
+        QObject::connect(&reloader, &Reloader::finished, scope, place);
+    }
     if (scaleOut)
         scaleOut->start();
     manager.start();

@@ -223,6 +223,8 @@ void readLeaderElection(Reader &r, const YAML::Node &node, LeaderElectionConfig 
         parseLeaderElectionMode, [&](LeaderElectionMode m) { le.mode = m; });
     r.boolean(node, "coordinated", path, le.coordinated);
     r.string(node, "emulationVersion", path, le.emulationVersion);
+    r.value<LeaderElectionScope>(node, "scope", path, QStringLiteral("manager or controller"),
+        parseLeaderElectionScope, [&](LeaderElectionScope s) { le.scope = s; });
 }
 
 void readControllerConfig(Reader &r, const YAML::Node &node, ControllerManagerConfig &config)
@@ -283,6 +285,22 @@ Result<LeaderElectionMode> parseLeaderElectionMode(const QString &text)
     if (text == QLatin1String("rejoin"))
         return LeaderElectionMode::Rejoin;
     return Error {{}, {}, QStringLiteral("must be run-or-die or rejoin, not %1").arg(quoted(text))};
+}
+
+Result<LeaderElectionScope> parseLeaderElectionScope(const QString &text)
+{
+    if (text == QLatin1String("manager"))
+        return LeaderElectionScope::Manager;
+    if (text == QLatin1String("controller"))
+        return LeaderElectionScope::Controller;
+    return Error {
+        {}, {}, QStringLiteral("must be manager or controller, not %1").arg(quoted(text))};
+}
+
+QString leaderElectionScopeName(LeaderElectionScope scope)
+{
+    return scope == LeaderElectionScope::Controller ? QStringLiteral("controller")
+                                                    : QStringLiteral("manager");
 }
 
 Result<ShardMode> parseShardMode(const QString &text)
@@ -377,6 +395,11 @@ Result<ControllerManagerConfig> parseConfig(const QByteArray &yaml, const QStrin
                     so["group"]);
         }
     }
+    if (!r.failed() && config.leaderElection.scope == LeaderElectionScope::Controller
+        && config.scaleOutGroup.isEmpty())
+        r.fail(QStringLiteral("leaderElection.scope"),
+            QStringLiteral("controller needs scaleOut.group (its members share the controllers)"),
+            root["leaderElection"]["scope"]);
     if (const YAML::Node serving = root["serving"]; serving && !serving.IsNull() && !r.failed()) {
         const QString path = QStringLiteral("serving");
         if (r.checkMap(serving, path, configFieldsUnder(path))) {

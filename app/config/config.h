@@ -47,6 +47,15 @@ enum class LeaderElectionMode {
 Result<LeaderElectionMode> parseLeaderElectionMode(const QString &text);
 QString leaderElectionModeName(LeaderElectionMode mode);
 
+// What one Lease elects (docs/scale-out.md, "Whole controllers").
+enum class LeaderElectionScope {
+    Manager, // "manager": one Lease, whose holder runs every controller that needs a leader
+    Controller, // "controller": a Lease per such controller, spread across scaleOut.group
+};
+// "manager" or "controller"; anything else is an error naming both.
+Result<LeaderElectionScope> parseLeaderElectionScope(const QString &text);
+QString leaderElectionScopeName(LeaderElectionScope scope);
+
 // component-base's LeaderElectionConfiguration, with kube-controller-manager's defaults, plus
 // releaseOnCancel and mode (docs/host.md says why they exist and why these defaults).
 struct LeaderElectionConfig
@@ -65,6 +74,7 @@ struct LeaderElectionConfig
     // writes. kube-controller-manager's feature gate CoordinatedLeaderElection.
     bool coordinated = false;
     QString emulationVersion; // the candidate's; empty: qcm's own version
+    LeaderElectionScope scope = LeaderElectionScope::Manager; // controller: needs scaleOut.group
 };
 
 // The delegated authentication and authorization of the endpoint (auth/, docs/security.md),

@@ -125,6 +125,11 @@ QString shown(LeaderElectionMode mode)
     return leaderElectionModeName(mode);
 }
 
+QString shown(LeaderElectionScope scope)
+{
+    return leaderElectionScopeName(scope);
+}
+
 // Collects one Error per restart-only field that differs.
 class RestartOnly
 {
@@ -209,6 +214,7 @@ ConfigDiff diffConfigs(const ControllerManagerConfig &running, const ControllerM
     r.field("leaderElection.mode", a.mode, b.mode);
     r.field("leaderElection.coordinated", a.coordinated, b.coordinated);
     r.field("leaderElection.emulationVersion", a.emulationVersion, b.emulationVersion);
+    r.field("leaderElection.scope", a.scope, b.scope);
     r.field("scaleOut.group", running.scaleOutGroup, next.scaleOutGroup);
     r.field("serving.bindAddress", running.bindAddress, next.bindAddress);
     r.field("serving.securePort", running.securePort, next.securePort);

@@ -80,6 +80,10 @@ QList<ConfigField> build()
         field("leaderElection.emulationVersion", "semver", "", "", Restart,
             "The candidate's emulation version, at most qcm's; empty: qcm's version. The "
             "API server elects the oldest."),
+        field("leaderElection.scope", "string", "manager", "", Restart,
+            "What a Lease elects: manager, one leader for every controller that needs one; "
+            "controller, a Lease per such controller, the controllers spread across the "
+            "replicas of scaleOut.group (docs/scale-out.md)."),
         field("scaleOut", "map", "", "", Restart,
             "Scale-out: replicas that share the keys of sharded controllers (docs/scale-out.md)."),
         field("scaleOut.group", "DNS label", "", "", Restart,

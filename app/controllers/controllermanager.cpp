@@ -41,6 +41,9 @@ ControllerContext ControllerManager::contextFor(const PluginSpec &plugin) const
             m_services.eventBroadcaster->newRecorder({eventSourceComponent(plugin.name()), {}}));
     if (m_leading && requiresLeader(plugin))
         context.setLeaderToken(m_term);
+    else if (const auto held = m_held.constFind(plugin.name());
+             held != m_held.cend() && requiresLeader(plugin))
+        context.setLeaderToken(*held);
     if (isSharded(plugin))
         context.setShardFilter(m_services.shardFilter);
     const ControllerConfig entry = m_config.controllerConfig.value(plugin.name());
@@ -109,10 +112,70 @@ bool ControllerManager::isSharded(const PluginSpec &plugin) const
     return m_services.shardFilter && host::isSharded(m_config, plugin.name());
 }
 
+bool ControllerManager::mayRun(const PluginSpec &plugin) const
+{
+    if (!requiresLeader(plugin))
+        return true;
+    return m_config.leaderElection.scope == LeaderElectionScope::Controller
+        ? m_held.contains(plugin.name())
+        : m_leading;
+}
+
+QStringList ControllerManager::placedControllers() const
+{
+    QStringList names;
+    for (const auto &plugin : m_plugins.plugins())
+        if (plugin->isEnabled() && !plugin->name().isEmpty() && requiresLeader(*plugin))
+            names << plugin->name();
+    return names;
+}
+
+bool ControllerManager::startHeld(
+    const QString &controller, const leaderelection::LeaderToken &token)
+{
+    if (m_shutDown)
+        return false;
+    m_held.insert(controller, token);
+    PluginSpec *plugin = m_plugins.find(controller);
+    if (!plugin || !plugin->isEnabled() || !requiresLeader(*plugin))
+        return false;
+    const PluginState s = plugin->state();
+    if ((s == PluginState::Discovered || s == PluginState::Unloaded) && !plugin->load())
+        return false;
+    if (plugin->state() != PluginState::Loaded && plugin->state() != PluginState::Stopped)
+        return false;
+    const bool started = plugin->configure(contextFor(*plugin)) && plugin->start();
+    if (m_services.informerFactory)
+        m_services.informerFactory->start(); // the informers it asked for
+    qCInfo(lcHost).noquote() << QStringLiteral("holding controller %1: %2")
+                                    .arg(controller,
+                                        started ? QStringLiteral("started")
+                                                : QStringLiteral("did not start: ")
+                                                + plugin->error().message);
+    return started;
+}
+
+void ControllerManager::stopHeld(const QString &controller)
+{
+    if (!m_held.remove(controller) || m_shutDown)
+        return;
+    PluginSpec *plugin = m_plugins.find(controller);
+    if (!plugin || plugin->state() != PluginState::Running || !requiresLeader(*plugin))
+        return;
+    const bool stopped = stopWithin({plugin});
+    qCInfo(lcHost).noquote() << QStringLiteral("handed controller %1 back: %2")
+                                    .arg(controller,
+                                        stopped ? QStringLiteral("stopped")
+                                                : QStringLiteral("its workers did not stop "
+                                                                 "within %1")
+                                                      .arg(formatDuration(
+                                                          m_config.controllerShutdownTimeout)));
+}
+
 int ControllerManager::startLeading(std::optional<leaderelection::LeaderToken> token)
 {
-    if (m_shutDown || m_leading)
-        return 0;
+    if (m_shutDown || m_leading || m_config.leaderElection.scope == LeaderElectionScope::Controller)
+        return 0; // in controller scope, each controller's own term starts it (startHeld())
     m_leading = true;
     m_term = std::move(token);
     QList<PluginSpec *> configured;

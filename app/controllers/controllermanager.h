@@ -23,6 +23,12 @@
 // leader election carry it, and their Controller starts no reconcile once the term is over
 // (controller.h), so that a rejoin-mode drain does not reconcile without the lease.
 //
+// Controller scope (leaderElection.scope: controller, docs/scale-out.md): each controller
+// that needs leader election has a term of its own (leadership/scaleout.h), and
+// startHeld()/stopHeld() start and stop that one controller in its term, as startLeading() and
+// stopLeading() do all of them in manager scope; a controller handed back always drains
+// (rejoin), whatever leaderElection.mode, since the process goes on running the others.
+//
 // Scale-out (docs/scale-out.md): a controller whose entry says shards: auto, with
 // Services::shardFilter set (the host's ShardGroup of scaleOut.group), runs on every replica
 // from start(), whatever its plugin's needsLeaderElection, and its context carries the filter:
@@ -100,10 +106,22 @@ public:
     bool isSharded(const PluginSpec &plugin) const;
     // Between startLeading() and stopLeading().
     bool isLeading() const { return m_leading; }
+    // The plugin may run here now: it needs no leader, or this replica holds its term (manager
+    // scope: leads; controller scope: between startHeld() and stopHeld() of its name).
+    bool mayRun(const PluginSpec &plugin) const;
+    // Controller scope: the enabled plugins that need leader election, the ones to place.
+    // Every member must compute the same list (the same controllers setting), so that they
+    // compute the same placement; a quarantined one is placed all the same.
+    QStringList placedControllers() const;
     // Starts the controllers that need leader election, in the term `token` stands for (none:
     // not tied to a term, as in tests); returns how many started.
     int startLeading(std::optional<leaderelection::LeaderToken> token = std::nullopt);
     void stopLeading();
+    // Controller scope: starts `controller` in the term `token` stands for (if it is enabled,
+    // needs leader election and is on standby); true if it started.
+    bool startHeld(const QString &controller, const leaderelection::LeaderToken &token);
+    // Controller scope: its term is over; stops it, draining, within controllerShutdownTimeout.
+    void stopHeld(const QString &controller);
 
 private:
     // Stops the plugins' controllers at once, all within controllerShutdownTimeout.
@@ -118,6 +136,7 @@ private:
     bool m_unloaded = false;
     bool m_leading = false;
     std::optional<leaderelection::LeaderToken> m_term; // while leading
+    QMap<QString, leaderelection::LeaderToken> m_held; // controller scope: the terms held
 };
 
 } // namespace qcm::host

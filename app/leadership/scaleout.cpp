@@ -3,6 +3,8 @@
 
 #include "logging.h"
 
+#include <qcm/leaderelection/newresourcelock.h>
+
 #include <QtCore/QFutureWatcher>
 
 namespace qcm::host {
@@ -55,12 +57,59 @@ Result<std::unique_ptr<ScaleOut>> ScaleOut::create(const ControllerManagerConfig
     if (!created)
         return Error {config.file, QStringLiteral("scaleOut.group"), created.error().toString()};
     scaleOut->m_group = std::move(*created);
+    if (le.scope == LeaderElectionScope::Controller) {
+        sharding::ControllerScope::Config scope;
+        client::RestClient *client = leadership.client();
+        const QString identity = leadership.identity();
+        const std::shared_ptr<record::EventRecorder> lockEvents = scaleOut->m_events;
+        scope.electorFor = [client, identity, lockEvents, le, group = config.scaleOutGroup](
+                               const QString &controller) {
+            leaderelection::ResourceLockConfig lockConfig;
+            lockConfig.identity = identity;
+            lockConfig.eventRecorder = lockEvents;
+            leaderelection::LeaderElectionConfig elector;
+            auto lock = leaderelection::newResourceLock(QStringLiteral("leases"),
+                le.resourceNamespace, controllerLeaseName(group, controller), client, lockConfig);
+            if (lock)
+                elector.lock = std::shared_ptr<leaderelection::ResourceLock>(std::move(*lock));
+            elector.leaseDuration = le.leaseDuration;
+            elector.renewDeadline = le.renewDeadline;
+            elector.retryPeriod = le.retryPeriod;
+            elector.name = controllerLeaseName(group, controller);
+            return elector; // without a lock, the elector refuses it: an error names it
+        };
+        auto controllerScope = sharding::ControllerScope::create(std::move(scope));
+        if (!controllerScope)
+            return Error {config.file, QStringLiteral("leaderElection.scope"),
+                controllerScope.error().toString()};
+        scaleOut->m_scope = std::move(*controllerScope);
+    }
     return scaleOut;
+}
+
+QString controllerLeaseName(const QString &group, const QString &controller)
+{
+    return group + QLatin1Char('-') + controller;
 }
 
 ScaleOut::~ScaleOut()
 {
+    m_scope.reset();
     m_group.reset(); // before the informers it watches with
+}
+
+void ScaleOut::placeControllers()
+{
+    if (!m_scope)
+        return;
+    const sharding::Epoch epoch = m_group->ring().epoch();
+    const QString incarnation = m_group->membership().incarnation();
+    QStringList identities;
+    for (const QString &member : epoch.members)
+        identities << member.section(QLatin1Char('/'), 0, 0);
+    identities.removeDuplicates();
+    const bool inEpoch = !incarnation.isEmpty() && epoch.members.contains(incarnation);
+    m_scope->setMembers(identities, inEpoch ? m_leadership->identity() : QString());
 }
 
 void ScaleOut::start()
@@ -79,7 +128,12 @@ void ScaleOut::start()
                        .arg(group->membership().incarnation())
                        .arg(epoch)
                        .arg(group->ring().epoch().members.join(u", "));
+            placeControllers();
         });
+    // A membership term lost: this replica is in no epoch until one names its next
+    // incarnation, and hands its controllers back meanwhile.
+    QObject::connect(&group->membership(), &sharding::Membership::termEnded, group,
+        [this] { placeControllers(); });
     if (m_events) {
         record::ObjectReference ring;
         ring.kind = QStringLiteral("Lease");
@@ -101,6 +155,13 @@ void ScaleOut::start()
 
 void ScaleOut::leave(std::function<void()> done)
 {
+    if (m_scope && !m_scopeStopped) {
+        m_scopeStopped = true;
+        QObject::connect(m_scope.get(), &sharding::ControllerScope::finished, m_group.get(),
+            [this, done = std::move(done)]() mutable { leave(std::move(done)); });
+        m_scope->stop();
+        return;
+    }
     auto *watcher = new QFutureWatcher<std::optional<Error>>(m_group.get());
     QObject::connect(
         watcher, &QFutureWatcherBase::finished, m_group.get(), [watcher, done = std::move(done)] {

@@ -42,6 +42,14 @@ std::vector<metrics::MetricFamily> ScaleOutMetrics::collect() const
     families.push_back(family("qcm_scaleout_epochs_entered_total",
         "Epochs this replica entered, each a handover of keys.", MetricType::Counter, labels,
         double(m_scaleOut.epochsEntered())));
+    if (const sharding::ControllerScope *scope = m_scaleOut.controllerScope()) {
+        families.push_back(family("qcm_scaleout_controllers_placed",
+            "Controller scope: the controllers the placement gives this replica.",
+            MetricType::Gauge, labels, double(scope->placed().size())));
+        families.push_back(family("qcm_scaleout_controllers_held",
+            "Controller scope: the controllers whose Lease this replica holds.", MetricType::Gauge,
+            labels, double(scope->held().size())));
+    }
     metrics::MetricFamily owned {QStringLiteral("qcm_scaleout_keys_owned"),
         QStringLiteral("The objects of each sharded controller's own resource that hash to this "
                        "replica."),

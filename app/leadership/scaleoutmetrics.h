@@ -11,6 +11,10 @@
 //   qcm_scaleout_keys_owned{controller}    per sharded controller that runs: the objects of
 //                                          its own resource that hash to this replica
 //                                          (Controller::ownedKeys())
+//   qcm_scaleout_controllers_placed        controller scope only: the controllers the
+//                                          placement gives this replica
+//   qcm_scaleout_controllers_held          controller scope only: the controllers whose Lease
+//                                          it holds (placed, once their handover is over)
 //
 // Summed over the replicas, keys_owned is each controller's object count once the group has
 // settled (every replica's serving and base epochs equal the ring's).

@@ -123,8 +123,8 @@ void Reloader::shutdown()
 
 bool Reloader::mayRun(const PluginSpec &plugin) const
 {
-    // The one place a reload asks about leadership (ControllerManager::requiresLeader()).
-    return !m_manager.requiresLeader(plugin) || m_manager.isLeading();
+    // The one place a reload asks about leadership (ControllerManager::mayRun()).
+    return m_manager.mayRun(plugin);
 }
 
 void Reloader::run(Request request, const QString &reason)

@@ -27,7 +27,7 @@ Failure notReady(
     if (Failure failed = failedPlugin(plugin))
         return failed;
     const PluginState state = plugin.state();
-    if (manager.requiresLeader(plugin) && !manager.isLeading()) {
+    if (!manager.mayRun(plugin)) {
         if (leadership && !leadership->hasObservedLeader())
             return QStringLiteral("waiting for the first look at the lease");
         if (state == PluginState::Loaded || state == PluginState::Stopped)

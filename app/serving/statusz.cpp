@@ -40,6 +40,17 @@ QJsonArray controllersJson(const PluginHost &plugins)
     return controllers;
 }
 
+QJsonValue controllerScopeJson(const sharding::ControllerScope *scope)
+{
+    if (!scope)
+        return QJsonValue::Null;
+    return QJsonObject {
+        {QStringLiteral("controllers"), QJsonArray::fromStringList(scope->controllers())},
+        {QStringLiteral("placed"), QJsonArray::fromStringList(scope->placed())},
+        {QStringLiteral("held"), QJsonArray::fromStringList(scope->held())},
+    };
+}
+
 QJsonValue scaleOutJson(const ScaleOut *scaleOut)
 {
     if (!scaleOut)
@@ -69,6 +80,7 @@ QJsonValue scaleOutJson(const ScaleOut *scaleOut)
         {QStringLiteral("baseEpoch"), double(group.baseEpoch())},
         {QStringLiteral("members"), members},
         {QStringLiteral("membersGone"), double(membership.goneMembers().size())},
+        {QStringLiteral("controllerScope"), controllerScopeJson(scaleOut->controllerScope())},
     };
 }
 

@@ -11,7 +11,10 @@
 //   scaleOut        with scaleOut.group, else null: the group; this replica's incarnation
 //                   (empty between terms); the ring's epoch (number, id, members); the epochs
 //                   this replica serves and passed the barrier of (base); each member alive,
-//                   with the ack on its Lease; how many incarnations it has seen leave
+//                   with the ack on its Lease; how many incarnations it has seen leave;
+//                   controllerScope (leaderElection.scope: controller, else null): the
+//                   controllers placed across the group, those placed on this replica and
+//                   those whose Lease it holds now
 //
 // Every replica serves its own view: keys are counted where they are owned, and the ring
 // names every member. Unlike Kubernetes' text /statusz (KEP-4827), qcm's is JSON, as /configz

@@ -35,7 +35,8 @@ void appendNumber(char *buf, std::size_t cap, long long value)
 {
     char digits[24];
     int i = 0;
-    unsigned long long v = value < 0 ? 0ULL - (unsigned long long)value : (unsigned long long)value;
+    const auto magnitude = static_cast<unsigned long long>(value);
+    unsigned long long v = value < 0 ? 0ULL - magnitude : magnitude;
     do {
         digits[i++] = char('0' + v % 10);
         v /= 10;

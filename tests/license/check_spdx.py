@@ -24,7 +24,7 @@ HEAD_LINES = 5
 # is an error too, so that a new kind of file gets a decision rather than a silent pass.
 COMMENT = [
     (re.compile(r"\.(cpp|h|go)$"), "//"),
-    (re.compile(r"\.h\.in$"), "//"),
+    (re.compile(r"\.(h|cpp)\.in$"), "//"),
     (re.compile(r"(^|/)CMakeLists\.txt$|\.cmake(\.in)?$"), "#"),
     (re.compile(r"\.(py|sh|yaml|yml|service|supp)$"), "#"),
     (re.compile(r"(^|/)(Containerfile|postinst|postrm|prerm|triggers|lintian-overrides|\.ci/run)$"), "#"),

@@ -205,8 +205,8 @@ void LeaseCandidate::ensure()
             const QByteArray body = QJsonDocument(candidate.json()).toJson(QJsonDocument::Compact);
             detail::whenFinished(
                 d->config.client->requestAsync(verb, path, {}, body, "application/json"),
-                d->mailbox, [this, verb, now](const Response &response) {
-                    const ObjectResult result = RestClient::decodeObject(response);
+                d->mailbox, [this, verb, now](const Response &reply) {
+                    const ObjectResult result = RestClient::decodeObject(reply);
                     if (!result) {
                         written(false,
                             QString::fromLatin1(verb.toLower()) + QStringLiteral(": ")

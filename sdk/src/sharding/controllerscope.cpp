@@ -21,7 +21,11 @@ struct ControllerScope::Private
         std::unique_ptr<LeaderElector> elector;
         bool leading = false;
     };
-    std::map<QString, Entry> entries; // by controller, sorted
+    std::function<LeaderElectionConfig(const QString &controller)> electorFor;
+    std::map<QString, Entry> entries; // by controller, sorted; one per name ever placed
+    QStringList controllers; // the ones placed now, sorted
+    QStringList members;
+    QString me;
     QStringList placed;
     bool stopping = false;
     bool finishedEmitted = false;
@@ -32,32 +36,36 @@ struct ControllerScope::Private
 Result<std::unique_ptr<ControllerScope>> ControllerScope::create(Config config, QObject *parent)
 {
     std::unique_ptr<ControllerScope> scope(new ControllerScope(parent));
-    ControllerScope *self = scope.get();
-    for (const QString &controller : config.controllers) {
-        LeaderElectionConfig electorConfig = config.electorFor(controller);
-        electorConfig.mode = LeaderElectionConfig::Mode::Rejoin;
-        electorConfig.releaseOnCancel = true;
-        auto elector = LeaderElector::create(std::move(electorConfig));
-        if (!elector)
-            return Error {QStringLiteral("controller scope"), controller, elector.error().reason};
-        LeaderElector *e = elector->get();
-        connect(
-            e, &LeaderElector::startedLeading, self, [self, controller](const LeaderToken &token) {
-                self->d->entries[controller].leading = true;
-                emit self->controllerStarted(controller, token);
-            });
-        connect(e, &LeaderElector::stoppedLeading, self, [self, controller] {
-            Private::Entry &entry = self->d->entries[controller];
-            if (!entry.leading)
-                return; // a candidate that stopped (client-go calls it even then)
-            entry.leading = false;
-            emit self->controllerStopped(controller);
-        });
-        // A release that finished: the elector may run again (a run() during it is refused).
-        connect(e, &LeaderElector::finished, self, [self] { self->reconsider(); });
-        self->d->entries[controller].elector = std::move(*elector);
-    }
+    scope->d->electorFor = std::move(config.electorFor);
+    if (std::optional<Error> error = scope->setControllers(config.controllers))
+        return *error;
     return scope;
+}
+
+std::optional<Error> ControllerScope::addElector(const QString &controller)
+{
+    LeaderElectionConfig electorConfig = d->electorFor(controller);
+    electorConfig.mode = LeaderElectionConfig::Mode::Rejoin;
+    electorConfig.releaseOnCancel = true;
+    auto elector = LeaderElector::create(std::move(electorConfig));
+    if (!elector)
+        return Error {QStringLiteral("controller scope"), controller, elector.error().reason};
+    LeaderElector *e = elector->get();
+    connect(e, &LeaderElector::startedLeading, this, [this, controller](const LeaderToken &token) {
+        d->entries[controller].leading = true;
+        emit controllerStarted(controller, token);
+    });
+    connect(e, &LeaderElector::stoppedLeading, this, [this, controller] {
+        Private::Entry &entry = d->entries[controller];
+        if (!entry.leading)
+            return; // a candidate that stopped (client-go calls it even then)
+        entry.leading = false;
+        emit controllerStopped(controller);
+    });
+    // A release that finished: the elector may run again (a run() during it is refused).
+    connect(e, &LeaderElector::finished, this, [this] { reconsider(); });
+    d->entries[controller].elector = std::move(*elector);
+    return std::nullopt;
 }
 
 ControllerScope::ControllerScope(QObject *parent) : QObject(parent), d(std::make_unique<Private>())
@@ -69,13 +77,36 @@ ControllerScope::~ControllerScope()
         entry.elector->disconnect(this);
 }
 
+std::optional<Error> ControllerScope::setControllers(const QStringList &controllers)
+{
+    std::optional<Error> refused;
+    d->controllers.clear();
+    for (const QString &controller : controllers) {
+        if (d->entries.find(controller) == d->entries.end())
+            if (std::optional<Error> error = addElector(controller)) {
+                refused = refused ? refused : error;
+                continue;
+            }
+        d->controllers << controller;
+    }
+    d->controllers.sort();
+    d->controllers.removeDuplicates();
+    setMembers(d->members, d->me);
+    return refused;
+}
+
+QStringList ControllerScope::controllers() const
+{
+    return d->controllers;
+}
+
 void ControllerScope::setMembers(const QStringList &members, const QString &me)
 {
-    QStringList controllers;
-    for (const auto &[controller, entry] : d->entries)
-        controllers << controller;
-    const QStringList placed
-        = members.contains(me) ? assignControllers(members, controllers).value(me) : QStringList();
+    d->members = members;
+    d->me = me;
+    const QStringList placed = members.contains(me)
+        ? assignControllers(members, d->controllers).value(me)
+        : QStringList();
     if (placed != d->placed)
         qCInfo(lcControllerScope).noquote()
             << QStringLiteral("%1 of %2 members: placed here %3")
@@ -104,6 +135,7 @@ void ControllerScope::stop()
 {
     d->stopping = true;
     d->placed.clear();
+    d->controllers.clear();
     reconsider();
 }
 

@@ -267,3 +267,20 @@ def recorder_records(path):
         kind, key, replica, t = line.split(" ")
         records.append((kind, key, replica, int(t)))
     return records
+
+
+def create_recorded_configmaps(cluster, ns, count):
+    """cm-0 .. cm-<count-1> in `ns`, each with data.value "0" and the label qcm-e2e=<ns> that
+    fixture-recorder's labelSelector picks (the scale-out tests)."""
+    for i in range(count):
+        cluster.kubectl("create", "configmap", f"cm-{i}", "-n", ns, "--from-literal=value=0")
+        cluster.kubectl("label", "configmap", f"cm-{i}", "-n", ns, f"qcm-e2e={ns}")
+
+
+def unconverged(cluster, ns, annotations):
+    """The (annotation, ConfigMap name) pairs of the ConfigMaps labelled qcm-e2e=<ns> whose
+    annotation is not (yet) their data.value: what fixture-recorder's copies still lack."""
+    items = json.loads(cluster.kubectl("get", "configmaps", "-n", ns, "-l", f"qcm-e2e={ns}",
+                                       "-o", "json"))["items"]
+    return [(a, i["metadata"]["name"]) for i in items for a in annotations
+            if (i["metadata"].get("annotations") or {}).get(a) != i["data"]["value"]]

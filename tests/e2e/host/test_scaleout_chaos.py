@@ -178,9 +178,7 @@ def main():
     writer = None
     passed = False
     try:
-        for i in range(KEYS):
-            cluster.kubectl("create", "configmap", f"cm-{i}", "-n", ns, "--from-literal=value=0")
-            cluster.kubectl("label", "configmap", f"cm-{i}", "-n", ns, f"qcm-e2e={ns}")
+        qcmhost.create_recorded_configmaps(cluster, ns, KEYS)
         admin = json.loads((cluster.dir / "admin.kubeconfig").read_text())
 
         def start(name):
@@ -269,11 +267,7 @@ def main():
 
         # Convergence: every annotation equals its data.value.
         def behind():
-            items = json.loads(cluster.kubectl("get", "configmaps", "-n", ns, "-l",
-                                               f"qcm-e2e={ns}", "-o", "json"))["items"]
-            return [i["metadata"]["name"] for i in items
-                    if (i["metadata"].get("annotations") or {}).get("qcm.io/observed")
-                    != i["data"]["value"]]
+            return [name for _, name in qcmhost.unconverged(cluster, ns, ["qcm.io/observed"])]
         try:
             wait("every ConfigMap converged", lambda: not behind(), 60)
         except AssertionError:

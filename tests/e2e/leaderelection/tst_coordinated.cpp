@@ -49,10 +49,10 @@ struct Contender
         config.retryPeriod = 1s;
         config.mode = LeaderElectionConfig::Mode::Rejoin;
         config.name = identity;
-        auto elector = LeaderElector::create(config);
-        if (!elector)
-            qFatal("%s", qPrintable(elector.error().toString()));
-        this->elector = std::move(*elector);
+        auto madeElector = LeaderElector::create(config);
+        if (!madeElector)
+            qFatal("%s", qPrintable(madeElector.error().toString()));
+        this->elector = std::move(*madeElector);
         QObject::connect(this->elector.get(), &LeaderElector::startedLeading,
             [this](const LeaderToken &) { ++terms; });
         QObject::connect(

@@ -201,6 +201,10 @@ void tst_Config::scaleOut()
     QVERIFY(!isSharded(*c, QStringLiteral("bar")));
     QVERIFY(!isSharded(*c, QStringLiteral("unnamed")));
     QCOMPARE(ControllerManagerConfig().scaleOutGroup, QString()); // off by default
+    QCOMPARE(c->leaderElection.scope, LeaderElectionScope::Manager); // the default
+    const auto scoped = parse("leaderElection:\n  scope: controller\nscaleOut:\n  group: g\n");
+    QVERIFY2(scoped, qPrintable(scoped ? QString() : scoped.error().toString()));
+    QCOMPARE(scoped->leaderElection.scope, LeaderElectionScope::Controller);
 }
 
 void tst_Config::badInput_data()
@@ -229,8 +233,8 @@ void tst_Config::badInput_data()
     row("unknown nested", "leaderElection:\n  leaseDurationn: 15s\n",
         "/etc/qcm/cm.yaml: leaderElection.leaseDurationn: unknown field; the fields here are "
         "leaderElect, leaseDuration, renewDeadline, retryPeriod, resourceLock, resourceName, "
-        "resourceNamespace, releaseOnCancel, mode, coordinated, emulationVersion (line 2, column "
-        "3)");
+        "resourceNamespace, releaseOnCancel, mode, coordinated, emulationVersion, scope (line 2, "
+        "column 3)");
     row("unknown per controller", "controllerConfig:\n  foo:\n    worker: 2\n",
         "/etc/qcm/cm.yaml: controllerConfig.foo.worker: unknown field; the fields here are "
         "workers, shards, resyncPeriod, settings (line 3, column 5)");
@@ -279,6 +283,12 @@ void tst_Config::badInput_data()
         "leaderElection:\n  leaderElect: false\nscaleOut:\n  group: g\n",
         "/etc/qcm/cm.yaml: scaleOut.group: needs leaderElection.leaderElect (the group's leader "
         "writes its epochs) (line 4, column 10)");
+    row("scope unknown", "leaderElection:\n  scope: shard\nscaleOut:\n  group: g\n",
+        "/etc/qcm/cm.yaml: leaderElection.scope: must be manager or controller, not \"shard\" "
+        "(line 2, column 10)");
+    row("controller scope without a group", "leaderElection:\n  scope: controller\n",
+        "/etc/qcm/cm.yaml: leaderElection.scope: controller needs scaleOut.group (its members "
+        "share the controllers) (line 2, column 10)");
     row("unknown in scaleOut", "scaleOut:\n  groups: g\n",
         "/etc/qcm/cm.yaml: scaleOut.groups: unknown field; the fields here are group (line 2, "
         "column 3)");

@@ -162,6 +162,7 @@ private slots:
     void contextsRecordWithTheHostsBroadcaster();
     void leadersControllersCarryTheirTerm();
     void shardedControllersRunOnEveryReplicaWithTheFilter();
+    void controllerScopeRunsEachControllerInItsOwnTerm();
 };
 
 void tst_HostChecks::readinessFollowsLeadership()
@@ -360,6 +361,56 @@ void tst_HostChecks::shardedControllersRunOnEveryReplicaWithTheFilter()
         std::shared_ptr<sharding::ShardFilter>(filter));
     QVERIFY(!host.plugin(Optional)->controller()->context().shardFilter());
     QCOMPARE(host.manager->startLeading(), 0); // nothing waited for leadership
+}
+
+// leaderElection.scope: controller: the manager-scope term starts nothing; each controller
+// that needs leader election starts in its own term (startHeld()) and stops, draining, when
+// it ends (stopHeld(), even in run-or-die mode); readiness and a reload's mayRun() follow its
+// own term; the placed controllers are the enabled ones that need leader election.
+void tst_HostChecks::controllerScopeRunsEachControllerInItsOwnTerm()
+{
+    leaderelection::testing::FakeElections elections;
+    QVERIFY(elections.waitForTerms(1));
+    ControllerManagerConfig config = withLeaderElection(true, LeaderElectionMode::RunOrDie);
+    config.scaleOutGroup = QStringLiteral("g");
+    config.leaderElection.scope = LeaderElectionScope::Controller;
+    Host host({ConfigMaps, Optional}, config, std::make_shared<EveryKey>());
+    host.gate->release();
+    QCOMPARE(host.manager->placedControllers(), QStringList {ConfigMaps});
+    QCOMPARE(host.manager->start(), 1);
+    QCOMPARE(host.plugin(ConfigMaps)->state(), PluginState::Loaded); // on standby
+    QVERIFY(!host.manager->mayRun(*host.plugin(ConfigMaps)));
+    QVERIFY(host.manager->mayRun(*host.plugin(Optional)));
+    QTRY_COMPARE(host.readyz().status, 200);
+
+    QCOMPARE(host.manager->startLeading(elections.terms.first()), 0); // not in this scope
+    QCOMPARE(host.plugin(ConfigMaps)->state(), PluginState::Loaded);
+
+    QVERIFY(!host.manager->startHeld(Optional, elections.terms.first())); // needs no term
+    QVERIFY(host.manager->startHeld(ConfigMaps, elections.terms.first()));
+    QCOMPARE(host.plugin(ConfigMaps)->state(), PluginState::Running);
+    QVERIFY(host.manager->mayRun(*host.plugin(ConfigMaps)));
+    const std::optional<leaderelection::LeaderToken> term
+        = host.plugin(ConfigMaps)->controller()->context().leaderToken();
+    QVERIFY(term && term->isValid());
+    QCOMPARE(term->deadline(), elections.terms.first().deadline());
+    QVERIFY(!host.plugin(Optional)->controller()->context().leaderToken());
+    QTRY_COMPARE(host.readyz(ConfigMaps).status, 200);
+
+    // Its term ends: it stops and drains (Stopped, not merely shut as run-or-die would), and
+    // waits on standby, ready, for its next term.
+    host.manager->stopHeld(ConfigMaps);
+    QCOMPARE(host.plugin(ConfigMaps)->state(), PluginState::Stopped);
+    QVERIFY(!host.manager->mayRun(*host.plugin(ConfigMaps)));
+    QCOMPARE(host.readyz(ConfigMaps).status, 200);
+    elections.clock.step(3s); // the first term ends; the elector starts the next
+    QVERIFY(elections.waitForTerms(2));
+    QVERIFY(host.manager->startHeld(ConfigMaps, elections.terms.last()));
+    QCOMPARE(host.plugin(ConfigMaps)->controller()->context().leaderToken()->deadline(),
+        elections.terms.last().deadline());
+
+    QVERIFY(host.manager->shutdown());
+    QVERIFY(!host.manager->startHeld(ConfigMaps, elections.terms.last())); // not after shutdown
 }
 
 QTEST_GUILESS_MAIN(tst_HostChecks)

@@ -160,7 +160,8 @@ void tst_Reloader::startHost(const QStringList &fixtures, const QByteArray &yaml
     m_plugins->discover(config->pluginDirs);
     QVERIFY(!m_plugins->select(*config));
     m_manager = std::make_unique<ControllerManager>(*config, *m_plugins,
-        ControllerManager::Services {restClient, m_informers.get(), m_registry.get(), nullptr});
+        ControllerManager::Services {
+            restClient, m_informers.get(), m_registry.get(), nullptr, nullptr, nullptr});
     m_manager->start();
     m_reloader = std::make_unique<Reloader>(*flags, *m_plugins, *m_manager);
     connect(m_reloader.get(), &Reloader::finished, this,

@@ -151,6 +151,7 @@ void tst_ServerAuth::init()
         [] {
             return QJsonObject {{QStringLiteral("configz"), true}};
         },
+        {},
     });
     m_server->setDelegatedAuth(m_authn.get(), m_authz.get());
     Server::Options options;

@@ -63,6 +63,7 @@ std::unique_ptr<Server> tst_ServingCert::makeServer()
         {QStringLiteral("readyz"), [] { return QList<HealthCheck> {pingCheck()}; }},
         nullptr,
         {},
+        {},
     });
 }
 

@@ -3,7 +3,8 @@
 // holds every controller; in an epoch of three it holds exactly those placed on it, handing
 // the others back (their terms end, their Leases are released) without ever campaigning for
 // them; a controller placed on it whose Lease another holds is taken once that Lease expires;
-// a member outside the epoch holds nothing; stop() releases all and finishes.
+// a member outside the epoch holds nothing; stop() releases all and finishes; setControllers()
+// hands back a controller taken out and places one added.
 #include <qcm/sharding/controllerscope.h>
 #include <qcm/sharding/placement.h>
 
@@ -36,17 +37,21 @@ struct Scope
     {
         for (const QString &controller : Controllers)
             locks[controller] = std::make_shared<FakeLock>(QStringLiteral("a"), &clock);
-        auto created = ControllerScope::create({Controllers, [this](const QString &controller) {
-                                                    LeaderElectionConfig config;
-                                                    config.lock = locks.at(controller);
-                                                    config.clock = &clock;
-                                                    config.name = controller;
-                                                    config.leaseDuration = 15s;
-                                                    config.renewDeadline = 2s;
-                                                    config.retryPeriod = 1s;
-                                                    config.watchLock = false;
-                                                    return config;
-                                                }});
+        auto created = ControllerScope::create(
+            {Controllers, [this](const QString &controller) {
+                 LeaderElectionConfig config;
+                 std::shared_ptr<FakeLock> &lock = locks[controller];
+                 if (!lock) // a controller added later
+                     lock = std::make_shared<FakeLock>(QStringLiteral("a"), &clock);
+                 config.lock = lock;
+                 config.clock = &clock;
+                 config.name = controller;
+                 config.leaseDuration = 15s;
+                 config.renewDeadline = 2s;
+                 config.retryPeriod = 1s;
+                 config.watchLock = false;
+                 return config;
+             }});
         if (!created)
             qFatal("%s", qPrintable(created.error().toString()));
         scope = std::move(*created);
@@ -98,6 +103,7 @@ private slots:
     void aLeaseHeldElsewhereIsTakenWhenItExpires();
     void outsideTheEpochItHoldsNothing();
     void stopReleasesEverything();
+    void setControllersPlacesWhatIsEnabled();
 };
 
 void tst_ControllerScope::aloneItHoldsEveryController()
@@ -175,6 +181,30 @@ void tst_ControllerScope::stopReleasesEverything()
     QCOMPARE(sorted(s.stopped), sorted(Controllers));
     QCOMPARE(sorted(s.heldBy(QString())), sorted(Controllers));
     QVERIFY(s.scope->held().isEmpty());
+}
+
+// A controller taken out of the list is handed back like one placed elsewhere; one added (or
+// back) gets an elector and is held where the placement puts it.
+void tst_ControllerScope::setControllersPlacesWhatIsEnabled()
+{
+    Scope s;
+    s.scope->setMembers({QStringLiteral("a")}, QStringLiteral("a"));
+    s.run(2);
+    const QString zeta = QStringLiteral("zeta");
+    QStringList fewer = Controllers;
+    fewer.removeAll(QStringLiteral("beta"));
+    QVERIFY(!s.scope->setControllers(fewer + QStringList {zeta}));
+    s.run(2);
+    QCOMPARE(s.scope->controllers(), sorted(fewer + QStringList {zeta}));
+    QCOMPARE(s.stopped, QStringList {QStringLiteral("beta")});
+    QCOMPARE(s.heldBy(QString()), QStringList {QStringLiteral("beta")}); // released
+    QCOMPARE(s.scope->held(), sorted(fewer + QStringList {zeta}));
+    QCOMPARE(s.locks.at(zeta)->stored->holderIdentity, QStringLiteral("a"));
+
+    QVERIFY(!s.scope->setControllers(Controllers)); // beta back, zeta gone
+    s.run(2);
+    QCOMPARE(s.scope->held(), sorted(Controllers));
+    QCOMPARE(s.stopped, (QStringList {QStringLiteral("beta"), zeta}));
 }
 
 QTEST_MAIN(tst_ControllerScope)

@@ -12,7 +12,9 @@
 // placed on takes it at once; a crashed holder's Lease is taken once it expires. A
 // controller runs only while its term's token is valid (controllerStarted()), so the leader
 // term's argument holds per Lease, whatever the members believe. No epoch yet, or this member
-// not in it: it campaigns for none.
+// not in it: it campaigns for none. setControllers() changes which controllers are placed (a
+// controller enabled or disabled while running): a controller taken out is handed back as
+// above; its elector is kept, idle, for when it comes back.
 //
 // Thread safety: the thread of its electors, with an event loop.
 #pragma once
@@ -25,6 +27,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 
 namespace qcm::sharding {
 
@@ -47,6 +50,10 @@ public:
     ~ControllerScope() override;
 
     void setMembers(const QStringList &members, const QString &me);
+    // The controllers to place from now on; an error names one whose elector's configuration
+    // is refused (the others are placed).
+    std::optional<Error> setControllers(const QStringList &controllers);
+    QStringList controllers() const; // sorted
     // Hands every controller back (controllerStopped(), then the release of its Lease);
     // finished() once every elector has finished.
     void stop();
@@ -63,6 +70,7 @@ signals:
 private:
     explicit ControllerScope(QObject *parent);
     void reconsider();
+    std::optional<Error> addElector(const QString &controller);
 
     struct Private;
     std::unique_ptr<Private> d;
