@@ -9,6 +9,7 @@
 #include <qcm/record/eventbroadcaster.h>
 
 #include <QtCore/QRandomGenerator>
+#include <QtCore/QTimer>
 
 namespace qcm::host {
 
@@ -130,20 +131,64 @@ QStringList ControllerManager::placedControllers() const
     return names;
 }
 
+PluginSpec *ControllerManager::heldPlugin(const QString &controller) const
+{
+    if (PluginSpec *plugin = m_plugins.find(controller))
+        return plugin;
+    for (const auto &plugin : m_plugins.plugins()) // one whose drain timed out is Failed
+        if (plugin->name() == controller && plugin->error().kind == PluginError::Kind::StopTimedOut)
+            return plugin.get();
+    return nullptr;
+}
+
 bool ControllerManager::startHeld(
     const QString &controller, const leaderelection::LeaderToken &token)
 {
     if (m_shutDown)
         return false;
     m_held.insert(controller, token);
-    PluginSpec *plugin = m_plugins.find(controller);
-    if (!plugin || !plugin->isEnabled() || !requiresLeader(*plugin))
+    PluginSpec *plugin = heldPlugin(controller);
+    if (!plugin || !plugin->isEnabled() || !requiresLeader(*plugin)) {
+        qCWarning(lcHost).noquote()
+            << QStringLiteral("holding controller %1, which is not an enabled controller that "
+                              "needs leader election here")
+                   .arg(controller);
         return false;
+    }
+    if (!m_reclaiming.contains(controller))
+        qCInfo(lcHost).noquote() << QStringLiteral("holding controller %1 (%2)")
+                                        .arg(controller, stateName(plugin->state()));
+    // A handover whose drain timed out (its workers were stuck, say in a write cut off by a
+    // partition) left it Failed; once those workers have returned it may run again. Until
+    // then, look again every ReclaimInterval while the term lasts.
+    if (!plugin->reclaim() && plugin->state() == PluginState::Failed
+        && plugin->error().kind == PluginError::Kind::StopTimedOut) {
+        if (!m_reclaiming.contains(controller))
+            qCWarning(lcHost).noquote()
+                << QStringLiteral("holding controller %1, which waits for its workers to "
+                                  "return from reconcile() before it starts again: %2")
+                       .arg(controller, plugin->error().message);
+        m_reclaiming.insert(controller);
+        QTimer::singleShot(std::chrono::duration_cast<std::chrono::milliseconds>(ReclaimInterval),
+            this, [this, controller] {
+                const auto held = m_held.constFind(controller);
+                if (held == m_held.cend() || !m_reclaiming.contains(controller))
+                    return; // its term ended meanwhile, or it started
+                const leaderelection::LeaderToken term = *held;
+                startHeld(controller, term);
+            });
+        return false;
+    }
+    m_reclaiming.remove(controller);
     const PluginState s = plugin->state();
     if ((s == PluginState::Discovered || s == PluginState::Unloaded) && !plugin->load())
         return false;
-    if (plugin->state() != PluginState::Loaded && plugin->state() != PluginState::Stopped)
+    if (plugin->state() != PluginState::Loaded && plugin->state() != PluginState::Stopped) {
+        qCWarning(lcHost).noquote()
+            << QStringLiteral("holding controller %1, which cannot start: %2")
+                   .arg(controller, plugin->error().message);
         return false;
+    }
     const bool started = plugin->configure(contextFor(*plugin)) && plugin->start();
     if (m_services.informerFactory)
         m_services.informerFactory->start(); // the informers it asked for
@@ -157,9 +202,10 @@ bool ControllerManager::startHeld(
 
 void ControllerManager::stopHeld(const QString &controller)
 {
+    m_reclaiming.remove(controller);
     if (!m_held.remove(controller) || m_shutDown)
         return;
-    PluginSpec *plugin = m_plugins.find(controller);
+    PluginSpec *plugin = heldPlugin(controller);
     if (!plugin || plugin->state() != PluginState::Running || !requiresLeader(*plugin))
         return;
     const bool stopped = stopWithin({plugin});

@@ -118,12 +118,18 @@ public:
     int startLeading(std::optional<leaderelection::LeaderToken> token = std::nullopt);
     void stopLeading();
     // Controller scope: starts `controller` in the term `token` stands for (if it is enabled,
-    // needs leader election and is on standby); true if it started.
+    // needs leader election and is on standby); true if it started. If its last drain timed
+    // out, it starts once its workers have returned (PluginSpec::reclaim()), looked for every
+    // ReclaimInterval while the term lasts.
+    static constexpr Duration ReclaimInterval = std::chrono::milliseconds(500);
     bool startHeld(const QString &controller, const leaderelection::LeaderToken &token);
     // Controller scope: its term is over; stops it, draining, within controllerShutdownTimeout.
     void stopHeld(const QString &controller);
 
 private:
+    // The plugin of a controller-scope controller: PluginHost::find(), or the one whose last
+    // drain timed out (Failed, which find() skips).
+    PluginSpec *heldPlugin(const QString &controller) const;
     // Stops the plugins' controllers at once, all within controllerShutdownTimeout.
     bool stopWithin(const QList<PluginSpec *> &plugins);
 
@@ -137,6 +143,7 @@ private:
     bool m_leading = false;
     std::optional<leaderelection::LeaderToken> m_term; // while leading
     QMap<QString, leaderelection::LeaderToken> m_held; // controller scope: the terms held
+    QSet<QString> m_reclaiming; // held, waiting for the workers of a drain that timed out
 };
 
 } // namespace qcm::host

@@ -227,6 +227,20 @@ bool PluginSpec::stop(Duration timeout)
     return transition(PluginState::Stopped);
 }
 
+bool PluginSpec::reclaim()
+{
+    if (m_state != PluginState::Failed || m_error.kind != PluginError::Kind::StopTimedOut
+        || !m_controller || m_controller->activeWorkers() > 0
+        || !m_controller->stop(Duration::zero()))
+        return false;
+    qCInfo(lcPlugin).noquote() << QStringLiteral(
+        "%1 (%2): its workers have left reconcile(): the stop that timed out "
+        "is over")
+                                      .arg(m_name, m_filePath);
+    m_error = {};
+    return unload();
+}
+
 bool PluginSpec::unload()
 {
     const bool allowed = m_state == PluginState::Loaded || m_state == PluginState::Configured

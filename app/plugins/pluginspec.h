@@ -91,6 +91,10 @@ public:
     // object, and releases the library (its code stays mapped: hasBeenLoaded()). Refused after
     // a stop that timed out.
     bool unload();
+    // After a stop that timed out (Failed, StopTimedOut): if no worker is in reconcile() any
+    // more, the stop is over after all, and the plugin is unloaded (Unloaded), ready to load
+    // again; true then. False, and nothing changes, otherwise.
+    bool reclaim();
     // Marks the plugin failed from outside (a duplicate name); allowed where Failed is.
     void fail(PluginError::Kind kind, const QString &message);
     // Quarantines a plugin not loaded yet (Discovered): none of its code will run.

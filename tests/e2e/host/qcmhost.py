@@ -284,3 +284,27 @@ def unconverged(cluster, ns, annotations):
                                        "-o", "json"))["items"]
     return [(a, i["metadata"]["name"]) for i in items for a in annotations
             if (i["metadata"].get("annotations") or {}).get(a) != i["data"]["value"]]
+
+
+def proxied_kubeconfig(cluster, workdir, name):
+    """A TcpProxy (tests/e2e/leaderelection/tcpproxy.py) to the cluster's apiserver, started,
+    and <workdir>/<name>.kubeconfig, the admin's through it, so that the partition tests can
+    cut one replica off: (proxy, the kubeconfig's file name)."""
+    import sys
+    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "leaderelection"))
+    from tcpproxy import TcpProxy
+    host, port = cluster.server.removeprefix("https://").split(":")
+    proxy = TcpProxy((host, int(port))).start()
+    kubeconfig = json.loads((cluster.dir / "admin.kubeconfig").read_text())
+    kubeconfig["clusters"][0]["cluster"]["server"] = f"https://127.0.0.1:{proxy.port}"
+    (pathlib.Path(workdir) / f"{name}.kubeconfig").write_text(json.dumps(kubeconfig))
+    return proxy, f"{name}.kubeconfig"
+
+
+def hold_for_debugger(replicas):
+    """With $QCM_CHAOS_HOLD set (seconds), prints the pids of `replicas` ({name: Qcm}) and
+    sleeps that long before a failing test kills them, so that a debugger can attach."""
+    if os.environ.get("QCM_CHAOS_HOLD"):
+        print("held: " + " ".join(f"{n}={q.process.pid}" for n, q in replicas.items()),
+              flush=True)
+        time.sleep(float(os.environ["QCM_CHAOS_HOLD"]))

@@ -50,7 +50,6 @@ sys.path.insert(0, str(HERE.parent / "leaderelection"))
 import qcmhost  # noqa: E402
 from qcmhost import check, wait  # noqa: E402
 from lecluster import Cluster  # noqa: E402
-from tcpproxy import TcpProxy  # noqa: E402
 
 RECORDER = "fixture-recorder"
 KEYS = 30
@@ -173,25 +172,19 @@ def main():
     shutil.copy(pathlib.Path(args.plugins) / f"lib{RECORDER}.so", workdir / "plugins")
     ns = cluster.create_namespace("e2e-chaos")
     group = f"c{int(time.time() * 1000) % 10000000}"
-    host, port = cluster.server.removeprefix("https://").split(":")
     replicas, proxies, deaths, losses = {}, {}, {}, collections.defaultdict(list)
     writer = None
     passed = False
     try:
         qcmhost.create_recorded_configmaps(cluster, ns, KEYS)
-        admin = json.loads((cluster.dir / "admin.kubeconfig").read_text())
 
         def start(name):
-            proxy = TcpProxy((host, int(port))).start()
-            proxies[name] = proxy
-            kubeconfig = json.loads(json.dumps(admin))
-            kubeconfig["clusters"][0]["cluster"]["server"] = f"https://127.0.0.1:{proxy.port}"
-            (workdir / f"{name}.kubeconfig").write_text(json.dumps(kubeconfig))
+            proxies[name], kubeconfig = qcmhost.proxied_kubeconfig(cluster, workdir, name)
             settings_yaml = (f"  {RECORDER}:\n    shards: auto\n    workers: 4\n"
                              f"    settings: {{labelSelector: \"qcm-e2e={ns}\", replica: {name}, "
                              f"recordFile: {workdir}/records-{name}}}\n")
             # Its kubeconfig, through its proxy, is in workdir.
-            config = qcmhost.config(workdir, kubeconfig=f"{name}.kubeconfig", lock_namespace=ns,
+            config = qcmhost.config(workdir, kubeconfig=kubeconfig, lock_namespace=ns,
                                     mode="rejoin", controller_config=settings_yaml,
                                     timings=settings, scale_out_group=group)
             config += f"controllerShutdownTimeout: {renew}s\n"
@@ -209,10 +202,7 @@ def main():
                     lambda e: e if len(e["members"]) == len(live) else None)(epoch()),
                     10 * lease + 30)
             except AssertionError as e:
-                if os.environ.get("QCM_CHAOS_HOLD"):  # leave the processes for a debugger
-                    print("held: " + " ".join(f"{n}={q.process.pid}"
-                                              for n, q in replicas.items()), flush=True)
-                    time.sleep(float(os.environ["QCM_CHAOS_HOLD"]))
+                qcmhost.hold_for_debugger(replicas)
                 logs = "\n".join(f"{n}:\n{replicas[n].log()[-4000:]}" for n in sorted(live))
                 raise AssertionError(f"{e}\nepoch {epoch()}\n{logs}") from None
             print(f"{what}: epoch {identities['number']} of {len(live)} replicas, "
@@ -271,10 +261,7 @@ def main():
         try:
             wait("every ConfigMap converged", lambda: not behind(), 60)
         except AssertionError:
-            if os.environ.get("QCM_CHAOS_HOLD"):  # leave the processes for a debugger
-                print("held: " + " ".join(f"{n}={q.process.pid}" for n, q in replicas.items()),
-                      flush=True)
-                time.sleep(float(os.environ["QCM_CHAOS_HOLD"]))
+            qcmhost.hold_for_debugger(replicas)
             leases = cluster.kubectl("get", "leases", "-n", ns, "-o", "yaml")
             raise AssertionError(f"not converged: {behind()}\nepoch {epoch()}\n{leases}\n"
                                  f"r2:\n{replicas['r2'].log()[-6000:]}\n"

@@ -599,17 +599,23 @@ void tst_Reloader::stopDrainsWithoutBlockingTheEventLoop()
     // Left alone by later reloads.
     QVERIFY(reload());
     QCOMPARE(configmaps->state(), PluginState::Failed);
+    // Not reclaimed while its worker is still in reconcile().
+    QVERIFY(!configmaps->reclaim());
+    QCOMPARE(configmaps->error().kind, PluginError::Kind::StopTimedOut);
 
-    // Let the abandoned worker come back (its PATCH times out) before the client goes.
+    // The abandoned worker comes back (its PATCH times out): the stop is over after all, and
+    // reclaim() unloads it, ready to load again (a controller-scope term that starts again,
+    // ControllerManager::startHeld).
     QTRY_COMPARE_WITH_TIMEOUT(configmaps->controller()->activeWorkers(), 0, 10000);
+    QVERIFY(configmaps->reclaim());
+    QCOMPARE(configmaps->state(), PluginState::Unloaded);
+    QVERIFY(!configmaps->error().isError());
+    QVERIFY(!configmaps->controller());
+    QVERIFY(configmaps->load());
     m_reloader->shutdown();
     m_manager->shutdown();
     m_reloader.reset();
     m_manager.reset();
-    // qcm exits without destroying an abandoned controller (main.cpp); a test that goes on
-    // destroys it itself, now that its worker has returned, so that LeakSanitizer has
-    // nothing to report. The record only releases it.
-    delete configmaps->controller();
 }
 
 void tst_Reloader::leaderElectionDecidesWhatAReloadStarts()
