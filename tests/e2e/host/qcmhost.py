@@ -308,3 +308,16 @@ def hold_for_debugger(replicas):
         print("held: " + " ".join(f"{n}={q.process.pid}" for n, q in replicas.items()),
               flush=True)
         time.sleep(float(os.environ["QCM_CHAOS_HOLD"]))
+
+
+def stop_replicas(replicas, proxies):
+    """The end of a chaos test: every replica ({name: Qcm}) killed, a paused one resumed first
+    so that it can die, and every proxy ({name: TcpProxy}) closed."""
+    for q in replicas.values():
+        try:
+            q.process.send_signal(signal.SIGCONT)
+        except OSError:
+            pass
+        q.stop()
+    for proxy in proxies.values():
+        proxy.close()

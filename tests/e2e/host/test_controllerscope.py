@@ -268,14 +268,7 @@ def main():
     finally:
         if writer:
             writer.running = False
-        for q in replicas.values():
-            try:
-                q.process.send_signal(signal.SIGCONT)
-            except OSError:
-                pass
-            q.stop()
-        for proxy in proxies.values():
-            proxy.close()
+        qcmhost.stop_replicas(replicas, proxies)
         cluster.kubectl("delete", "namespace", ns, "--wait=false", check=False)
         if not passed:
             for name, q in replicas.items():

@@ -305,14 +305,7 @@ def main():
     finally:
         if writer:
             writer.running = False
-        for q in replicas.values():
-            try:
-                q.process.send_signal(signal.SIGCONT)
-            except OSError:
-                pass
-            q.stop()
-        for p in proxies.values():
-            p.close()
+        qcmhost.stop_replicas(replicas, proxies)
         cluster.kubectl("delete", "namespace", ns, "--wait=false", check=False)
         if os.environ.get("QCM_KEEP_CHAOS_DIR") or not passed:
             for name, q in replicas.items():
