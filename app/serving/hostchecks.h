@@ -12,9 +12,11 @@
 //   <controller>     one per enabled plugin. Under /healthz it fails when the plugin failed
 //                    (its error is the reason) or the watchdog sees it stalled. Under /readyz it
 //                    passes when the controller runs and its caches have synced, or, for a
-//                    controller that needs leader election on a replica that is not leading, when
-//                    it waits on standby (loaded, or stopped after a lost term) once the elector
-//                    has seen the lease's holder; it fails before the controller has started,
+//                    controller that needs leader election on a replica that does not hold its
+//                    term (ControllerManager::mayRun(): manager scope, not leading; controller
+//                    scope, not holding that controller's Lease), when it waits on standby
+//                    (loaded, or stopped after a lost term) once the elector has seen the
+//                    lease's holder; it fails before the controller has started,
 //                    before that first look at the lease, while its caches sync, once it has
 //                    stopped, and when failed.
 //   informer-sync    every running controller's informers and handlers have synced.
