@@ -43,17 +43,19 @@ void ConnectionHealth::track(QNetworkReply *reply)
 {
     if (m_readIdleTimeout <= std::chrono::milliseconds::zero())
         return;
-    if (m_inFlight.isEmpty()) { // idleness counts from here: nothing was awaited before
-        received();
-        if (!m_probe)
-            m_timer.start(m_readIdleTimeout);
-    }
-    m_inFlight.insert(reply);
-    connect(reply, &QNetworkReply::metaDataChanged, this, &ConnectionHealth::received);
-    connect(reply, &QNetworkReply::readyRead, this, &ConnectionHealth::received);
+    const auto now = SteadyClock::now();
+    if (m_inFlight.isEmpty()) // idleness counts from here: nothing was awaited before
+        m_lastReceived = now;
+    m_inFlight.insert(reply, {m_breaks, now});
+    if (!m_probe && !m_timer.isActive())
+        m_timer.start(m_readIdleTimeout);
+    connect(reply, &QNetworkReply::metaDataChanged, this, [this, reply] { received(reply); });
+    connect(reply, &QNetworkReply::readyRead, this, [this, reply] { received(reply); });
     connect(reply, &QNetworkReply::finished, this, [this, reply] {
         if (reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt() != 0)
-            received();
+            received(reply);
+        else if (reply->error() != QNetworkReply::OperationCanceledError)
+            broke(); // not aborted here: its connection failed under it
         m_inFlight.remove(reply);
     });
     connect(reply, &QObject::destroyed, this, [this, reply] { m_inFlight.remove(reply); });
@@ -64,16 +66,44 @@ QString ConnectionHealth::lostReason(const QNetworkReply *reply)
     return reply->property(LostProperty).toString();
 }
 
+void ConnectionHealth::received(QNetworkReply *reply)
+{
+    m_lastReceived = SteadyClock::now();
+    if (const auto it = m_inFlight.find(reply); it != m_inFlight.end())
+        it->lastReceived = m_lastReceived;
+}
+
+void ConnectionHealth::broke()
+{
+    const auto now = SteadyClock::now();
+    ++m_breaks;
+    m_brokeAt = now;
+    if (!m_inFlight.isEmpty())
+        armTimer(now + m_readIdleTimeout + m_pingTimeout, now);
+}
+
 void ConnectionHealth::check()
 {
-    if (m_inFlight.isEmpty() || m_probe)
-        return; // track() or the probe's answer arms the next check
-    const auto idle = std::chrono::duration_cast<std::chrono::milliseconds>(
-        SteadyClock::now() - m_lastReceived);
-    if (idle < m_readIdleTimeout) {
-        m_timer.start(m_readIdleTimeout - idle);
+    if (m_inFlight.isEmpty())
+        return; // track() arms the next check
+    const auto now = SteadyClock::now();
+    auto next = abortStranded(now);
+    if (m_inFlight.isEmpty())
         return;
+    if (!m_probe) { // else the probe's end checks again
+        const auto idle
+            = std::chrono::duration_cast<std::chrono::milliseconds>(now - m_lastReceived);
+        if (idle >= m_readIdleTimeout)
+            probe(idle);
+        else
+            next = std::min(next, m_lastReceived + m_readIdleTimeout);
     }
+    if (next != SteadyClock::time_point::max())
+        armTimer(next, now);
+}
+
+void ConnectionHealth::probe(std::chrono::milliseconds idle)
+{
     QNetworkReply *probe = m_sendProbe();
     if (!probe)
         return;
@@ -92,15 +122,63 @@ void ConnectionHealth::check()
         }
         // An answer, or an error of the probe's own (a refused new connection): the
         // connection is not known to be dead; replies on a broken one fail by themselves.
-        received();
-        if (!m_inFlight.isEmpty())
-            m_timer.start(m_readIdleTimeout);
+        m_lastReceived = SteadyClock::now();
+        check();
     });
+}
+
+ConnectionHealth::SteadyClock::time_point ConnectionHealth::abortStranded(
+    SteadyClock::time_point now)
+{
+    const auto bound = m_readIdleTimeout + m_pingTimeout;
+    auto next = SteadyClock::time_point::max();
+    QList<QNetworkReply *> stranded;
+    for (auto it = m_inFlight.cbegin(); it != m_inFlight.cend(); ++it) {
+        if (it->breaks == m_breaks)
+            continue; // sent after the last break: the probe speaks for its connection
+        const auto since = std::max(it->lastReceived, m_brokeAt);
+        if (now - since >= bound)
+            stranded << it.key();
+        else
+            next = std::min(next, since + bound);
+    }
+    if (stranded.isEmpty())
+        return next;
+    const auto ago = std::chrono::duration_cast<std::chrono::milliseconds>(now - m_brokeAt);
+    const QString reason
+        = QStringLiteral("the connection to %1 that it waits on is taken to be lost: a "
+                         "connection of this client broke %2 s ago, and it has received nothing "
+                         "for %3 s since (readIdleTimeout + pingTimeout), while other replies "
+                         "may arrive on another connection")
+              .arg(m_server)
+              .arg(seconds(ago))
+              .arg(seconds(bound));
+    qCWarning(lcConnectionHealth).noquote()
+        << QStringLiteral("%1 of the requests and watches in flight stranded: ")
+                .arg(stranded.size())
+            + reason + QStringLiteral("; aborting them");
+    for (QNetworkReply *reply : std::as_const(stranded)) {
+        m_inFlight.remove(reply);
+        reply->setProperty(LostProperty, reason);
+        reply->abort();
+    }
+    return next;
+}
+
+void ConnectionHealth::armTimer(SteadyClock::time_point at, SteadyClock::time_point now)
+{
+    const auto wait = std::max(
+        std::chrono::milliseconds::zero(), std::chrono::ceil<std::chrono::milliseconds>(at - now));
+    if (m_timer.isActive() && m_timer.remainingTimeAsDuration() <= wait)
+        return; // it checks earlier, and arms the next
+    m_timer.start(wait);
 }
 
 void ConnectionHealth::lose(std::chrono::milliseconds idle)
 {
-    const QSet<QNetworkReply *> replies = std::exchange(m_inFlight, {});
+    const QList<QNetworkReply *> replies = std::exchange(m_inFlight, {}).keys();
+    ++m_breaks;
+    m_brokeAt = SteadyClock::now();
     const QString reason
         = QStringLiteral("the connection to %1 is lost: nothing was received for %2 s with "
                          "%3 requests and watches in flight, and a health probe (GET /livez) "

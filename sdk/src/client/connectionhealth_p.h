@@ -15,14 +15,21 @@
 // by its reflector. Over HTTP/1.1 the probe may take another connection and prove nothing;
 // client-go has no health check there either.
 //
+// The probe speaks for the connection that new requests take, which need not be the one an
+// older reply waits on: client-go pings every connection, Qt shows none. So each reply is
+// also watched on its own: one sent before a connection of this client broke (lose(), or a
+// reply that ended in a transport error) that then receives nothing for readIdleTimeout +
+// pingTimeout is taken to be stranded on the broken connection and aborted as lost, while
+// new traffic elsewhere keeps the client as a whole from ever looking idle.
+//
 // Thread safety: the RestClientWorker's I/O thread only.
 #pragma once
 
 #include <qcm/clock.h>
 
+#include <QtCore/QHash>
 #include <QtCore/QObject>
 #include <QtCore/QPointer>
-#include <QtCore/QSet>
 #include <QtCore/QTimer>
 
 #include <chrono>
@@ -51,17 +58,31 @@ public:
 private:
     using SteadyClock = std::chrono::steady_clock;
 
-    void received() { m_lastReceived = SteadyClock::now(); }
+    struct InFlight
+    {
+        quint64 breaks = 0; // m_breaks when it was sent
+        SteadyClock::time_point lastReceived;
+    };
+
+    void received(QNetworkReply *reply);
+    // A connection of this client broke: what was sent before it is suspect from now on.
+    void broke();
     void check();
+    void probe(std::chrono::milliseconds idle);
     void lose(std::chrono::milliseconds idle);
+    // Aborts the replies stranded since a break; returns when the next one would be.
+    SteadyClock::time_point abortStranded(SteadyClock::time_point now);
+    void armTimer(SteadyClock::time_point at, SteadyClock::time_point now);
 
     QNetworkAccessManager *m_nam;
     QString m_server;
     std::chrono::milliseconds m_readIdleTimeout;
     std::chrono::milliseconds m_pingTimeout;
     std::function<QNetworkReply *()> m_sendProbe;
-    QSet<QNetworkReply *> m_inFlight;
-    SteadyClock::time_point m_lastReceived;
+    QHash<QNetworkReply *, InFlight> m_inFlight;
+    SteadyClock::time_point m_lastReceived; // by any reply
+    quint64 m_breaks = 0;
+    SteadyClock::time_point m_brokeAt;
     QTimer m_timer; // single shot: the next check while something is in flight
     QPointer<QNetworkReply> m_probe;
 };

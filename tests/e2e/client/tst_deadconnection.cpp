@@ -14,6 +14,7 @@
 #include <QtNetwork/QTcpSocket>
 #include <QtTest/QtTest>
 
+#include <algorithm>
 #include <atomic>
 
 using namespace qcm;
@@ -25,6 +26,9 @@ namespace {
 
 // Forwards loopback TCP connections to `target`, on a thread of its own; blackhole() makes
 // the connections open now swallow every byte, both ways, and keep their sockets open.
+// cut() is a partition as tests/e2e/leaderelection/tcpproxy.py makes one: every connection,
+// open or new, swallows (a new one is accepted and never answered); heal() closes all of
+// them and forwards the connections that come after.
 class BlackholeProxy : public QObject
 {
 public:
@@ -56,15 +60,41 @@ public:
 
     void blackhole()
     {
-        QMetaObject::invokeMethod(
-            this, [this] { m_deadBefore = m_connections.load(); }, Qt::BlockingQueuedConnection);
+        onProxyThread([this] { m_deadBefore = m_connections.load(); });
+    }
+
+    void cut()
+    {
+        onProxyThread([this] {
+            m_cut = true;
+            m_deadBefore = m_connections.load();
+        });
+    }
+
+    void heal()
+    {
+        onProxyThread([this] {
+            m_cut = false;
+            m_deadBefore = m_connections.load();
+            const auto sockets = findChildren<QTcpSocket *>();
+            for (QTcpSocket *socket : sockets)
+                socket->close();
+        });
     }
 
 private:
+    template<typename F>
+    void onProxyThread(F f)
+    {
+        QMetaObject::invokeMethod(this, f, Qt::BlockingQueuedConnection);
+    }
+
     void accept(const QString &host, quint16 port)
     {
         while (QTcpSocket *client = m_server->nextPendingConnection()) {
             const int index = m_connections++;
+            if (m_cut)
+                continue; // accepted, never answered
             auto *upstream = new QTcpSocket(this);
             // Bytes wait in `from` until `to` is connected (the ClientHello comes first).
             const auto forward = [this, index](QTcpSocket *from, QTcpSocket *to) {
@@ -90,7 +120,18 @@ private:
     QTcpServer *m_server = nullptr;
     std::atomic<int> m_connections {0};
     int m_deadBefore = 0; // the proxy's thread: connections below this index swallow
+    bool m_cut = false; // the proxy's thread
 };
+
+// `direct`'s client configuration, through `proxy`, with these health check timings.
+RestConfig throughProxy(RestConfig direct, const BlackholeProxy &proxy,
+    std::chrono::seconds readIdleTimeout, std::chrono::seconds pingTimeout)
+{
+    direct.server.setPort(proxy.port());
+    direct.readIdleTimeout = readIdleTimeout;
+    direct.pingTimeout = pingTimeout;
+    return direct;
+}
 
 } // namespace
 
@@ -100,6 +141,7 @@ class tst_DeadConnection : public QObject
 
 private slots:
     void aDeadHttp2ConnectionIsLostAndReplaced();
+    void everyRequestEndsAfterACutHeals();
 };
 
 void tst_DeadConnection::aDeadHttp2ConnectionIsLostAndReplaced()
@@ -108,11 +150,7 @@ void tst_DeadConnection::aDeadHttp2ConnectionIsLostAndReplaced()
     RestClient admin(direct);
     const QString ns = createNamespace(admin, QStringLiteral("deadconn"));
     BlackholeProxy proxy(direct.server.host(), quint16(direct.server.port()));
-    RestConfig config = direct;
-    config.server.setPort(proxy.port());
-    config.readIdleTimeout = 1s;
-    config.pingTimeout = 1s;
-    RestClient client(config);
+    RestClient client(throughProxy(direct, proxy, 1s, 1s));
 
     // One HTTP/2 connection carries a request and a watch.
     QFuture<Response> first = client.requestAsync("GET", ConfigMaps.collectionPath(ns));
@@ -166,6 +204,58 @@ void tst_DeadConnection::aDeadHttp2ConnectionIsLostAndReplaced()
             break;
     }
     QCOMPARE(proxy.connections(), 2);
+}
+
+// A partition as the scale-out chaos tests make one: requests sent during it wait on a
+// connection that swallows them, or on new ones (after the health check closed the first)
+// that are never answered; the heal closes all of those. Every request must end then
+// (answered, or failed for its caller to try again), even while new traffic keeps the client
+// busy.
+void tst_DeadConnection::everyRequestEndsAfterACutHeals()
+{
+    RestConfig direct = clusterConfig(QStringLiteral("admin"));
+    RestClient admin(direct);
+    const QString ns = createNamespace(admin, QStringLiteral("cutheal"));
+    BlackholeProxy proxy(direct.server.host(), quint16(direct.server.port()));
+    RestClient client(throughProxy(direct, proxy, 2s, 1s));
+    QVERIFY(client.get(ConfigMaps, ns, QStringLiteral("none")).error().isNotFound());
+    ListOptions options;
+    options.timeoutSeconds = 600;
+    auto watch = client.watch(ConfigMaps, ns, options);
+
+    proxy.cut();
+    QList<QFuture<Response>> sent;
+    for (int i = 0; i < 40; ++i) { // 4 s: the health check finds the cut, and then again
+        sent << client.requestAsync("POST", ConfigMaps.collectionPath(ns), {},
+            QJsonDocument(configMap(ns, QStringLiteral("cut-%1").arg(i)).json())
+                .toJson(QJsonDocument::Compact),
+            "application/json");
+        QTest::qWait(100);
+    }
+    proxy.heal();
+    QElapsedTimer healed;
+    healed.start();
+    // Traffic on the new connection, as an informer's and a leader elector's would be.
+    int busy = 0;
+    const auto allEnded = [&sent] {
+        return std::all_of(sent.begin(), sent.end(), [](const auto &f) { return f.isFinished(); });
+    };
+    // Within readIdleTimeout + pingTimeout of the heal (a reply stranded on a closed
+    // connection: connectionhealth_p.h), and 5 s of slack.
+    while (!allEnded() && healed.elapsed() < 8000) {
+        QVERIFY(admin.create(ConfigMaps, ns, configMap(ns, QStringLiteral("busy-%1").arg(busy++))));
+        (void)client.get(ConfigMaps, ns, QStringLiteral("none"));
+        QTest::qWait(200);
+    }
+    int answered = 0;
+    for (const auto &f : sent)
+        answered += f.isFinished() && f.result().code == 201;
+    qInfo("after %lld ms: %lld of %lld requests ended, %d answered; %d connections",
+        healed.elapsed(),
+        qlonglong(
+            std::count_if(sent.begin(), sent.end(), [](const auto &f) { return f.isFinished(); })),
+        qlonglong(sent.size()), answered, proxy.connections());
+    QVERIFY(allEnded());
 }
 
 QTEST_MAIN(tst_DeadConnection)

@@ -37,6 +37,7 @@ struct Reply
     QList<QPair<QByteArray, QByteArray>> headers;
     QByteArray body = "{}";
     bool hang = false; // never answer
+    bool drop = false; // close the connection without an answer
 };
 
 // A minimal HTTP/1.1 server on its own thread; `handler` decides every reply.
@@ -116,6 +117,10 @@ private:
             const Reply reply = handler ? handler(request) : Reply {};
             if (reply.hang)
                 continue;
+            if (reply.drop) {
+                socket->abort();
+                return;
+            }
             QByteArray out = "HTTP/1.1 " + QByteArray::number(reply.code)
                 + " X\r\nContent-Type: application/json\r\n";
             for (const auto &[name, value] : reply.headers)
@@ -159,6 +164,7 @@ private slots:
     void timeout();
     void aConnectionWithoutAnswersIsLost();
     void anAnsweredProbeKeepsTheRequests();
+    void aReplySilentSinceAConnectionBrokeIsStranded();
     void noProbesWithoutReadIdleTimeout();
     void responseOverTheLimit();
     void watchEventOverTheLimit();
@@ -377,6 +383,60 @@ void tst_RestClientUnit::anAnsweredProbeKeepsTheRequests()
     for (const SeenRequest &r : server.seen())
         probes += r.path == "/livez";
     QVERIFY2(probes >= 2 && probes <= 5, qPrintable(QString::number(probes)));
+}
+
+// A connection of the client breaks while a request waits on another; new traffic keeps the
+// client as a whole busy, so no probe is sent. The request sent before the break that then
+// receives nothing for readIdleTimeout + pingTimeout is taken to be stranded and fails with
+// ConnectionLost; one sent after the break stays in flight (connectionhealth_p.h).
+void tst_RestClientUnit::aReplySilentSinceAConnectionBrokeIsStranded()
+{
+    FakeServer server;
+    server.handler = [](const SeenRequest &r) {
+        Reply reply;
+        reply.hang = r.path.startsWith("/hang");
+        reply.drop = r.path == "/drop";
+        return reply;
+    };
+    RestConfig config = configFor(server);
+    config.readIdleTimeout = 300ms;
+    config.pingTimeout = 200ms;
+    RestClient client(config);
+    QFuture<Response> before
+        = client.requestAsync("POST", QStringLiteral("/hang-before"), {}, "{}");
+    QFuture<Response> dropped = client.requestAsync("POST", QStringLiteral("/drop"), {}, "{}");
+    QTRY_VERIFY_WITH_TIMEOUT(dropped.isFinished(), 5000);
+    QElapsedTimer sinceBreak;
+    sinceBreak.start();
+    QVERIFY(dropped.result().transportError);
+    QCOMPARE(dropped.result().transportError->reason, QStringLiteral("ConnectionReset"));
+    QFuture<Response> after = client.requestAsync("POST", QStringLiteral("/hang-after"), {}, "{}");
+    QList<QFuture<Response>> traffic;
+    qint64 endedAfter = -1;
+    while (sinceBreak.elapsed() < 1500) { // three times the bound
+        traffic << client.requestAsync("GET", QStringLiteral("/ok"));
+        QTest::qWait(50);
+        if (before.isFinished() && endedAfter < 0)
+            endedAfter = sinceBreak.elapsed();
+    }
+    QVERIFY(before.isFinished());
+    QVERIFY2(endedAfter >= 450, qPrintable(QString::number(endedAfter)));
+    const Response stranded = before.result();
+    QVERIFY(stranded.transportError);
+    QCOMPARE(stranded.transportError->reason, QStringLiteral("ConnectionLost"));
+    QVERIFY2(stranded.transportError->message.startsWith(
+                 QStringLiteral("POST /hang-before: the connection to http://127.0.0.1:")),
+        qPrintable(stranded.transportError->message));
+    QVERIFY2(stranded.transportError->message.contains(
+                 QStringLiteral("a connection of this client broke")),
+        qPrintable(stranded.transportError->message));
+    QVERIFY(!after.isFinished());
+    for (const auto &f : std::as_const(traffic))
+        QVERIFY(!f.isFinished() || f.result().code == 200);
+    int probes = 0;
+    for (const SeenRequest &r : server.seen())
+        probes += r.path == "/livez";
+    QCOMPARE(probes, 0);
 }
 
 void tst_RestClientUnit::noProbesWithoutReadIdleTimeout()
