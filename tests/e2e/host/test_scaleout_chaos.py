@@ -23,8 +23,8 @@ The detector then asserts, from the records of every replica:
   * no reconcile starts while its replica is paused, or cut off for longer than renewDeadline;
   * every ConfigMap converges: once the writer stops, its annotation equals its data.value;
   * no change waits longer than the bound (--max-unowned, default the issue's target,
-    leaseDuration + retryPeriod) for its first reconcile; the largest wait, overall and after
-    each step, is printed.
+    leaseDuration + retryPeriod) for its first reconcile (counted from when its PATCH was
+    sent); the largest wait, overall and after each step, is printed.
 
     test_scaleout_chaos.py --qcm BINARY --plugins FIXTURE_DIR [--timings short|client-go]
 """
@@ -58,7 +58,9 @@ TIMINGS = {"short": (3, 2, 1), "client-go": (15, 10, 2)}  # lease, renew, retry 
 
 class Writer(threading.Thread):
     """Changes data.value of a random ConfigMap every `interval` seconds, straight to the
-    apiserver with the admin's client certificate; remembers (monotonic ns, name) of each."""
+    apiserver with the admin's client certificate; remembers (monotonic ns, name) of each
+    change that succeeded, the time taken as the PATCH is sent: its watch event, and so a
+    reconcile, can come before the response has been read."""
 
     def __init__(self, cluster, ns, interval=0.02):
         super().__init__(daemon=True)
@@ -81,12 +83,13 @@ class Writer(threading.Thread):
                 if connection is None:
                     connection = http.client.HTTPSConnection(*self.address, context=self.context,
                                                              timeout=10)
+                sent = time.monotonic_ns()
                 connection.request("PATCH", f"/api/v1/namespaces/{self.ns}/configmaps/{name}",
                                    body, {"Content-Type": "application/merge-patch+json"})
                 response = connection.getresponse()
                 response.read()
                 if response.status == 200:
-                    self.writes.append((time.monotonic_ns(), name))
+                    self.writes.append((sent, name))
             except (OSError, http.client.HTTPException):
                 connection = None
             time.sleep(self.interval)
@@ -277,8 +280,8 @@ def main():
         reconciles = sum(len(v) for v in by_key.values())
         starts = {key: sorted(s for s, _, _ in spans) for key, spans in by_key.items()}
         waits = []
-        for t, name in writer.writes:
-            i = bisect.bisect_right(starts.get(name, []), t)
+        for t, name in writer.writes:  # t: when its PATCH was sent
+            i = bisect.bisect_left(starts.get(name, []), t)
             check(i < len(starts.get(name, [])), f"the change of {name} at {t} was never "
                                                  f"reconciled")
             waits.append((starts[name][i] - t) / 1e9)
