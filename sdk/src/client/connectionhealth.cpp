@@ -46,16 +46,21 @@ void ConnectionHealth::track(QNetworkReply *reply)
     const auto now = SteadyClock::now();
     if (m_inFlight.isEmpty()) // idleness counts from here: nothing was awaited before
         m_lastReceived = now;
-    m_inFlight.insert(reply, {m_breaks, now});
+    m_inFlight.insert(reply, {m_breaks, !m_confirmed, false, now});
     if (!m_probe && !m_timer.isActive())
         m_timer.start(m_readIdleTimeout);
     connect(reply, &QNetworkReply::metaDataChanged, this, [this, reply] { received(reply); });
     connect(reply, &QNetworkReply::readyRead, this, [this, reply] { received(reply); });
     connect(reply, &QNetworkReply::finished, this, [this, reply] {
-        if (reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt() != 0)
+        // A transport error (Qt's network and proxy errors; a watch's too, after its 200)
+        // other than an abort of ours: its connection failed under it.
+        const QNetworkReply::NetworkError error = reply->error();
+        if ((error > QNetworkReply::NoError && error < QNetworkReply::ContentAccessDenied
+                && error != QNetworkReply::OperationCanceledError)
+            || error == QNetworkReply::ProtocolFailure)
+            broke();
+        else if (reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt() != 0)
             received(reply);
-        else if (reply->error() != QNetworkReply::OperationCanceledError)
-            broke(); // not aborted here: its connection failed under it
         m_inFlight.remove(reply);
     });
     connect(reply, &QObject::destroyed, this, [this, reply] { m_inFlight.remove(reply); });
@@ -69,8 +74,13 @@ QString ConnectionHealth::lostReason(const QNetworkReply *reply)
 void ConnectionHealth::received(QNetworkReply *reply)
 {
     m_lastReceived = SteadyClock::now();
-    if (const auto it = m_inFlight.find(reply); it != m_inFlight.end())
-        it->lastReceived = m_lastReceived;
+    const auto it = m_inFlight.find(reply);
+    if (it == m_inFlight.end())
+        return;
+    it->lastReceived = m_lastReceived;
+    it->heard = true;
+    if (it->breaks == m_breaks)
+        m_confirmed = true;
 }
 
 void ConnectionHealth::broke()
@@ -78,6 +88,9 @@ void ConnectionHealth::broke()
     const auto now = SteadyClock::now();
     ++m_breaks;
     m_brokeAt = now;
+    m_confirmed = false;
+    for (InFlight &entry : m_inFlight)
+        entry.heard = false;
     if (!m_inFlight.isEmpty())
         armTimer(now + m_readIdleTimeout + m_pingTimeout, now);
 }
@@ -134,8 +147,8 @@ ConnectionHealth::SteadyClock::time_point ConnectionHealth::abortStranded(
     auto next = SteadyClock::time_point::max();
     QList<QNetworkReply *> stranded;
     for (auto it = m_inFlight.cbegin(); it != m_inFlight.cend(); ++it) {
-        if (it->breaks == m_breaks)
-            continue; // sent after the last break: the probe speaks for its connection
+        if (it->heard || (it->breaks == m_breaks && !it->unconfirmed))
+            continue; // its connection answers, or the probe speaks for it
         const auto since = std::max(it->lastReceived, m_brokeAt);
         if (now - since >= bound)
             stranded << it.key();
@@ -147,9 +160,9 @@ ConnectionHealth::SteadyClock::time_point ConnectionHealth::abortStranded(
     const auto ago = std::chrono::duration_cast<std::chrono::milliseconds>(now - m_brokeAt);
     const QString reason
         = QStringLiteral("the connection to %1 that it waits on is taken to be lost: a "
-                         "connection of this client broke %2 s ago, and it has received nothing "
-                         "for %3 s since (readIdleTimeout + pingTimeout), while other replies "
-                         "may arrive on another connection")
+                         "connection of this client broke %2 s ago, and since then (or since it "
+                         "was sent, if later) it has received nothing for %3 s (readIdleTimeout "
+                         "+ pingTimeout), while other replies may arrive on another connection")
               .arg(m_server)
               .arg(seconds(ago))
               .arg(seconds(bound));
@@ -177,8 +190,7 @@ void ConnectionHealth::armTimer(SteadyClock::time_point at, SteadyClock::time_po
 void ConnectionHealth::lose(std::chrono::milliseconds idle)
 {
     const QList<QNetworkReply *> replies = std::exchange(m_inFlight, {}).keys();
-    ++m_breaks;
-    m_brokeAt = SteadyClock::now();
+    broke();
     const QString reason
         = QStringLiteral("the connection to %1 is lost: nothing was received for %2 s with "
                          "%3 requests and watches in flight, and a health probe (GET /livez) "

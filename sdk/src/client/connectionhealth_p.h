@@ -17,10 +17,14 @@
 //
 // The probe speaks for the connection that new requests take, which need not be the one an
 // older reply waits on: client-go pings every connection, Qt shows none. So each reply is
-// also watched on its own: one sent before a connection of this client broke (lose(), or a
-// reply that ended in a transport error) that then receives nothing for readIdleTimeout +
-// pingTimeout is taken to be stranded on the broken connection and aborted as lost, while
-// new traffic elsewhere keeps the client as a whole from ever looking idle.
+// also watched on its own. When a connection of this client breaks (lose(), or a reply that
+// ends in a transport error), a reply is suspect until it receives something again if it was
+// sent before the break, or after it but before any reply sent after it was answered (Qt 6.4
+// can lose a request sent as its HTTP/2 connection closes: seen with a watch restarted at
+// the moment of the close). A suspect reply that receives nothing for readIdleTimeout +
+// pingTimeout from the break (or from its sending, if later) is taken to be stranded and
+// aborted as lost, while new traffic elsewhere keeps the client as a whole from ever looking
+// idle.
 //
 // Thread safety: the RestClientWorker's I/O thread only.
 #pragma once
@@ -61,7 +65,9 @@ private:
     struct InFlight
     {
         quint64 breaks = 0; // m_breaks when it was sent
-        SteadyClock::time_point lastReceived;
+        bool unconfirmed = false; // sent after that break, before the client was answered
+        bool heard = false; // received something since the last break
+        SteadyClock::time_point lastReceived; // its sending, then its last byte
     };
 
     void received(QNetworkReply *reply);
@@ -83,6 +89,7 @@ private:
     SteadyClock::time_point m_lastReceived; // by any reply
     quint64 m_breaks = 0;
     SteadyClock::time_point m_brokeAt;
+    bool m_confirmed = true; // a reply sent after the last break has received something
     QTimer m_timer; // single shot: the next check while something is in flight
     QPointer<QNetworkReply> m_probe;
 };

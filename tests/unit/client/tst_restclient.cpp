@@ -386,9 +386,10 @@ void tst_RestClientUnit::anAnsweredProbeKeepsTheRequests()
 }
 
 // A connection of the client breaks while a request waits on another; new traffic keeps the
-// client as a whole busy, so no probe is sent. The request sent before the break that then
-// receives nothing for readIdleTimeout + pingTimeout is taken to be stranded and fails with
-// ConnectionLost; one sent after the break stays in flight (connectionhealth_p.h).
+// client as a whole busy, so no probe is sent (connectionhealth_p.h). Stranded, failing with
+// ConnectionLost once they have received nothing for readIdleTimeout + pingTimeout: the
+// request sent before the break, and the one sent right after it, before anything sent after
+// it was answered. Left alone: one sent once the client was answered again.
 void tst_RestClientUnit::aReplySilentSinceAConnectionBrokeIsStranded()
 {
     FakeServer server;
@@ -410,6 +411,11 @@ void tst_RestClientUnit::aReplySilentSinceAConnectionBrokeIsStranded()
     sinceBreak.start();
     QVERIFY(dropped.result().transportError);
     QCOMPARE(dropped.result().transportError->reason, QStringLiteral("ConnectionReset"));
+    QFuture<Response> unconfirmed
+        = client.requestAsync("POST", QStringLiteral("/hang-unconfirmed"), {}, "{}");
+    QFuture<Response> answered = client.requestAsync("GET", QStringLiteral("/ok"));
+    QTRY_VERIFY_WITH_TIMEOUT(answered.isFinished(), 5000);
+    QCOMPARE(answered.result().code, 200);
     QFuture<Response> after = client.requestAsync("POST", QStringLiteral("/hang-after"), {}, "{}");
     QList<QFuture<Response>> traffic;
     qint64 endedAfter = -1;
@@ -419,17 +425,21 @@ void tst_RestClientUnit::aReplySilentSinceAConnectionBrokeIsStranded()
         if (before.isFinished() && endedAfter < 0)
             endedAfter = sinceBreak.elapsed();
     }
-    QVERIFY(before.isFinished());
     QVERIFY2(endedAfter >= 450, qPrintable(QString::number(endedAfter)));
-    const Response stranded = before.result();
-    QVERIFY(stranded.transportError);
-    QCOMPARE(stranded.transportError->reason, QStringLiteral("ConnectionLost"));
-    QVERIFY2(stranded.transportError->message.startsWith(
-                 QStringLiteral("POST /hang-before: the connection to http://127.0.0.1:")),
-        qPrintable(stranded.transportError->message));
-    QVERIFY2(stranded.transportError->message.contains(
-                 QStringLiteral("a connection of this client broke")),
-        qPrintable(stranded.transportError->message));
+    for (const QFuture<Response> &stranded : {before, unconfirmed}) {
+        QVERIFY(stranded.isFinished());
+        const Response r = stranded.result();
+        QVERIFY(r.transportError);
+        QCOMPARE(r.transportError->reason, QStringLiteral("ConnectionLost"));
+        QVERIFY2(r.transportError->message.startsWith(QStringLiteral("POST /hang-")),
+            qPrintable(r.transportError->message));
+        QVERIFY2(r.transportError->message.contains(
+                     QStringLiteral(": the connection to http://127.0.0.1:")),
+            qPrintable(r.transportError->message));
+        QVERIFY2(
+            r.transportError->message.contains(QStringLiteral("a connection of this client broke")),
+            qPrintable(r.transportError->message));
+    }
     QVERIFY(!after.isFinished());
     for (const auto &f : std::as_const(traffic))
         QVERIFY(!f.isFinished() || f.result().code == 200);

@@ -48,9 +48,9 @@ struct RestConfig
     // readIdleTimeout, a probe asks the server; with no answer within pingTimeout the
     // connection counts as lost, is closed, and what was in flight on it fails with reason
     // ConnectionLost (a GET is tried once more; a watch ends, and its reflector starts it
-    // again). After a connection of the client breaks, a reply sent before the break that
-    // receives nothing for readIdleTimeout + pingTimeout is lost the same way (a stranded
-    // reply: docs/client.md). Zero readIdleTimeout: no checks.
+    // again). After a connection of the client breaks, a reply sent before the break (or
+    // just after it) that receives nothing for readIdleTimeout + pingTimeout is lost the same
+    // way (a stranded reply: docs/client.md). Zero readIdleTimeout: no checks.
     Duration readIdleTimeout = std::chrono::seconds(30);
     Duration pingTimeout = std::chrono::seconds(15);
     static constexpr qint64 DefaultMaxResponseBytes = qint64(1) << 30; // 1 GiB
