@@ -20,11 +20,11 @@
 // also watched on its own. When a connection of this client breaks (lose(), or a reply that
 // ends in a transport error), a reply is suspect until it receives something again if it was
 // sent before the break, or after it but before any reply sent after it was answered (Qt 6.4
-// can lose a request sent as its HTTP/2 connection closes: seen with a watch restarted at
-// the moment of the close). A suspect reply that receives nothing for readIdleTimeout +
-// pingTimeout from the break (or from its sending, if later) is taken to be stranded and
-// aborted as lost, while new traffic elsewhere keeps the client as a whole from ever looking
-// idle.
+// seems to lose a request sent as its HTTP/2 connection closes: the best explanation found
+// for a watch restarted at that moment that never answered). A suspect reply that receives nothing
+// for readIdleTimeout + pingTimeout from the break (or from its sending, if later) is taken to be
+// stranded and aborted as lost, while new traffic elsewhere keeps the client as a whole from ever
+// looking idle.
 //
 // Thread safety: the RestClientWorker's I/O thread only.
 #pragma once
