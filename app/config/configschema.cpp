@@ -75,8 +75,9 @@ QList<ConfigField> build()
             "controllers and campaigns again."),
         field("leaderElection.coordinated", "bool", "false", "", Restart,
             "Coordinated leader election (KEP-4355): register a LeaseCandidate and follow the "
-            "holder the API server's election controller writes; needs the leases lock and an "
-            "API server with CoordinatedLeaderElection."),
+            "holder the API server's election controller writes (in controller scope, for the "
+            "controller Leases too); needs the leases lock and an API server with "
+            "CoordinatedLeaderElection."),
         field("leaderElection.emulationVersion", "semver", "", "", Restart,
             "The candidate's emulation version, at most qcm's; empty: qcm's version. The "
             "API server elects the oldest."),

@@ -3,7 +3,10 @@
 
 #include "logging.h"
 
+#include <qcm/leaderelection/leasecandidate.h>
 #include <qcm/leaderelection/newresourcelock.h>
+#include <qcm/sharding/placement.h>
+#include <qcm/version.h>
 
 #include <QtCore/QFutureWatcher>
 
@@ -53,6 +56,13 @@ Result<std::unique_ptr<ScaleOut>> ScaleOut::create(const ControllerManagerConfig
     group.membership.leaseDuration = le.leaseDuration;
     group.membership.renewDeadline = le.renewDeadline;
     group.membership.retryPeriod = le.retryPeriod;
+    const bool coordinated = le.coordinated && le.scope == LeaderElectionScope::Controller;
+    const QString binaryVersion = QStringLiteral(QCM_VERSION_STRING);
+    const QString emulationVersion
+        = le.emulationVersion.isEmpty() ? binaryVersion : le.emulationVersion;
+    if (coordinated)
+        group.membership.emulationVersion = emulationVersion;
+    scaleOut->m_coordinated = coordinated;
     auto created = sharding::ShardGroup::create(group);
     if (!created)
         return Error {config.file, QStringLiteral("scaleOut.group"), created.error().toString()};
@@ -62,12 +72,28 @@ Result<std::unique_ptr<ScaleOut>> ScaleOut::create(const ControllerManagerConfig
         client::RestClient *client = leadership.client();
         const QString identity = leadership.identity();
         const std::shared_ptr<record::EventRecorder> lockEvents = scaleOut->m_events;
-        scope.electorFor = [client, identity, lockEvents, le, group = config.scaleOutGroup](
-                               const QString &controller) {
+        ScaleOut *self = scaleOut.get(); // owns the scope, which owns these functions
+        scope.electorFor = [self, client, identity, lockEvents, le, coordinated, binaryVersion,
+                               emulationVersion,
+                               group = config.scaleOutGroup](const QString &controller) {
             leaderelection::ResourceLockConfig lockConfig;
             lockConfig.identity = identity;
-            lockConfig.eventRecorder = lockEvents;
             leaderelection::LeaderElectionConfig elector;
+            if (coordinated) {
+                // The election controller writes the candidate's name as the holder.
+                lockConfig.identity = candidateName(identity, controller);
+                auto candidate = leaderelection::LeaseCandidate::create(
+                    {client, le.resourceNamespace, lockConfig.identity,
+                        controllerLeaseName(group, controller), binaryVersion, emulationVersion});
+                if (!candidate) {
+                    qCWarning(lcHost).noquote()
+                        << QStringLiteral("controller %1: no LeaseCandidate: %2")
+                               .arg(controller, candidate.error().toString());
+                    return elector; // without a lock, the elector refuses it: an error names it
+                }
+                self->m_candidates[controller] = std::move(*candidate);
+            }
+            lockConfig.eventRecorder = lockEvents;
             auto lock = leaderelection::newResourceLock(QStringLiteral("leases"),
                 le.resourceNamespace, controllerLeaseName(group, controller), client, lockConfig);
             if (lock)
@@ -78,11 +104,53 @@ Result<std::unique_ptr<ScaleOut>> ScaleOut::create(const ControllerManagerConfig
             elector.name = controllerLeaseName(group, controller);
             return elector; // without a lock, the elector refuses it: an error names it
         };
+        if (coordinated) {
+            scope.registerCandidate = [self](const QString &controller) {
+                if (auto it = self->m_candidates.find(controller); it != self->m_candidates.end()) {
+                    // Eager until elected (leasecandidate.h).
+                    it->second->setRenewInterval(
+                        leaderelection::LeaseCandidate::EagerRenewInterval);
+                    it->second->start();
+                }
+            };
+            scope.withdrawCandidate
+                = [self](const QString &controller, std::function<void()> done) {
+                      auto it = self->m_candidates.find(controller);
+                      if (it == self->m_candidates.end()) {
+                          done();
+                          return;
+                      }
+                      leaderelection::LeaseCandidate *candidate = it->second.get();
+                      auto connection = std::make_shared<QMetaObject::Connection>();
+                      *connection
+                          = QObject::connect(candidate, &leaderelection::LeaseCandidate::withdrawn,
+                              candidate, [connection, done = std::move(done)](const QString &) {
+                                  const std::function<void()> then = done; // outlives the slot
+                                  QObject::disconnect(*connection);
+                                  then();
+                              });
+                      candidate->withdraw();
+                  };
+        }
         auto controllerScope = sharding::ControllerScope::create(std::move(scope));
         if (!controllerScope)
             return Error {config.file, QStringLiteral("leaderElection.scope"),
                 controllerScope.error().toString()};
         scaleOut->m_scope = std::move(*controllerScope);
+        if (coordinated) {
+            const auto renewEvery = [self](const QString &controller, Duration interval) {
+                if (auto it = self->m_candidates.find(controller); it != self->m_candidates.end())
+                    it->second->setRenewInterval(interval);
+            };
+            QObject::connect(self->m_scope.get(), &sharding::ControllerScope::controllerStarted,
+                self->m_scope.get(), [renewEvery](const QString &controller) {
+                    renewEvery(controller, leaderelection::LeaseCandidate::Config().renewInterval);
+                });
+            QObject::connect(self->m_scope.get(), &sharding::ControllerScope::controllerStopped,
+                self->m_scope.get(), [renewEvery](const QString &controller) {
+                    renewEvery(controller, leaderelection::LeaseCandidate::EagerRenewInterval);
+                });
+        }
     }
     return scaleOut;
 }
@@ -92,9 +160,15 @@ QString controllerLeaseName(const QString &group, const QString &controller)
     return group + QLatin1Char('-') + controller;
 }
 
+QString candidateName(const QString &identity, const QString &controller)
+{
+    return identity + QLatin1Char('.') + controller;
+}
+
 ScaleOut::~ScaleOut()
 {
     m_scope.reset();
+    m_candidates.clear();
     m_group.reset(); // before the informers it watches with
 }
 
@@ -105,9 +179,16 @@ void ScaleOut::placeControllers()
     const sharding::Epoch epoch = m_group->ring().epoch();
     const QString incarnation = m_group->membership().incarnation();
     QStringList identities;
-    for (const QString &member : epoch.members)
-        identities << member.section(QLatin1Char('/'), 0, 0);
+    QMap<QString, QString> versions; // by identity
+    const QHash<QString, QString> written = m_group->membership().emulationVersions();
+    for (const QString &member : epoch.members) {
+        const QString identity = member.section(QLatin1Char('/'), 0, 0);
+        identities << identity;
+        versions.insert(identity, written.value(member));
+    }
     identities.removeDuplicates();
+    if (m_coordinated) // only on the members of the oldest emulation version
+        identities = sharding::oldestEmulationVersion(versions);
     const bool inEpoch = !incarnation.isEmpty() && epoch.members.contains(incarnation);
     m_scope->setMembers(identities, inEpoch ? m_leadership->identity() : QString());
 }
@@ -134,6 +215,10 @@ void ScaleOut::start()
     // incarnation, and hands its controllers back meanwhile.
     QObject::connect(&group->membership(), &sharding::Membership::termEnded, group,
         [this] { placeControllers(); });
+    // Coordinated: the members' emulation versions come from their Leases in the cache.
+    if (m_coordinated)
+        QObject::connect(&group->membership(), &sharding::Membership::membersChanged, group,
+            [this] { placeControllers(); });
     if (m_events) {
         record::ObjectReference ring;
         ring.kind = QStringLiteral("Lease");

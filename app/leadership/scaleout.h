@@ -20,6 +20,12 @@
 //     membership term gives it none, so that this replica hands every controller back until
 //     an epoch names its new incarnation. leave() hands every controller back (their Leases
 //     released) before the membership Lease goes.
+//   * In controller scope with leaderElection.coordinated (KEP-4355): each member writes its
+//     emulation version on its membership Lease; controllers are placed only on the epoch's
+//     members of the oldest one; each controller placed here has a LeaseCandidate
+//     "<identity>.<controller>" for its Lease, registered while it is placed here and deleted
+//     before its Lease is handed back, and a coordinated elector of that identity: the API
+//     server's election controller writes the holder (docs/scale-out.md).
 //   * Each epoch this replica writes (as the leader) is a placement change: a Normal Event
 //     EpochWritten on the ring Lease names the epoch, its members, who joined and who left.
 //     Each epoch it enters is logged and counted (epochsEntered(), ScaleOutMetrics).
@@ -36,12 +42,20 @@
 #include <qcm/sharding/shardgroup.h>
 
 #include <functional>
+#include <map>
 #include <memory>
+
+namespace qcm::leaderelection {
+class LeaseCandidate;
+}
 
 namespace qcm::host {
 
 // The Lease of `controller` in controller scope: "<group>-<controller>".
 QString controllerLeaseName(const QString &group, const QString &controller);
+// With coordinated election, this member's LeaseCandidate for that Lease, and its identity
+// there: "<identity>.<controller>".
+QString candidateName(const QString &identity, const QString &controller);
 
 class ScaleOut
 {
@@ -78,9 +92,12 @@ private:
     std::shared_ptr<record::EventRecorder> m_events;
     quint64 m_epochsEntered = 0;
     bool m_scopeStopped = false;
+    bool m_coordinated = false; // controller scope with leaderElection.coordinated
     // Declared first, destroyed last: the group's informers come from it.
     std::unique_ptr<cache::SharedInformerFactory> m_informers;
     std::shared_ptr<sharding::ShardGroup> m_group;
+    // Coordinated controller scope: each controller's candidate, made with its elector.
+    std::map<QString, std::unique_ptr<leaderelection::LeaseCandidate>> m_candidates;
     std::unique_ptr<sharding::ControllerScope> m_scope; // controller scope
 };
 

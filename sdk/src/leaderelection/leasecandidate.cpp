@@ -41,11 +41,16 @@ std::optional<qint64> micros(const QJsonValue &value)
     return utc.toSecsSinceEpoch() * 1000000 + fraction.toLongLong();
 }
 
+const QRegularExpression &semver()
+{
+    static const QRegularExpression pattern(QStringLiteral(
+        R"(^(0|[1-9]\d{0,8})\.(0|[1-9]\d{0,8})\.(0|[1-9]\d{0,8})(?:-([0-9A-Za-z.-]+))?(?:\+[0-9A-Za-z.-]+)?$)"));
+    return pattern;
+}
+
 std::optional<QString> checkVersion(const QString &field, const QString &version)
 {
-    static const QRegularExpression semver(QStringLiteral(
-        R"(^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$)"));
-    if (!semver.match(version).hasMatch())
+    if (!semver().match(version).hasMatch())
         return QStringLiteral("%1: \"%2\" is not a semantic version without a leading v "
                               "(\"1.36.0\")")
             .arg(field, version);
@@ -61,6 +66,7 @@ struct LeaseCandidate::Private
     bool running = false;
     bool inFlight = false;
     bool pending = false; // a ping or the timer came while a write was in flight
+    bool withdrawing = false; // withdraw(): the delete follows the write in flight
     int failures = 0;
     QDateTime renewTime;
     QTimer timer; // the next renewal, or the retry of a failed write
@@ -148,6 +154,41 @@ void LeaseCandidate::stop()
     d->watch.reset();
 }
 
+void LeaseCandidate::withdraw()
+{
+    stop();
+    d->withdrawing = true;
+    if (!d->inFlight)
+        sendDelete(); // else once the write in flight is over
+}
+
+void LeaseCandidate::sendDelete()
+{
+    d->inFlight = true;
+    detail::whenFinished(d->config.client->requestAsync("DELETE", d->path()), d->mailbox,
+        [this](const Response &response) {
+            d->inFlight = false;
+            d->withdrawing = false;
+            QString error;
+            if (response.code != 404)
+                if (const ObjectResult result = RestClient::decodeObject(response); !result)
+                    error = result.error().toString();
+            if (!error.isEmpty())
+                qCWarning(lcLeaderElection).noquote()
+                    << QStringLiteral("cannot delete lease candidate %1/%2 (%3): the server "
+                                      "collects it once it is 30 min old")
+                           .arg(d->config.namespaceName, d->config.name, error);
+            emit withdrawn(error);
+        });
+}
+
+void LeaseCandidate::setRenewInterval(Duration interval)
+{
+    const Duration before = std::exchange(d->config.renewInterval, interval);
+    if (d->running && !d->inFlight && d->failures == 0 && interval < before && d->timer.isActive())
+        ensure(); // the timer waits for the longer interval
+}
+
 QDateTime LeaseCandidate::renewTime() const
 {
     return d->renewTime;
@@ -158,6 +199,35 @@ bool LeaseCandidate::pingPending(const QJsonObject &spec)
     const std::optional<qint64> ping = micros(spec.value(QLatin1String("pingTime")));
     const std::optional<qint64> renew = micros(spec.value(QLatin1String("renewTime")));
     return ping && (!renew || *ping > *renew);
+}
+
+std::optional<int> LeaseCandidate::compareVersions(const QString &a, const QString &b)
+{
+    const QRegularExpressionMatch x = semver().match(a);
+    const QRegularExpressionMatch y = semver().match(b);
+    if (!x.hasMatch() || !y.hasMatch())
+        return std::nullopt;
+    for (int i = 1; i <= 3; ++i)
+        if (const int c = x.captured(i).toInt() - y.captured(i).toInt(); c != 0)
+            return c < 0 ? -1 : 1;
+    const QStringList p = x.captured(4).split(QLatin1Char('.'), Qt::SkipEmptyParts);
+    const QStringList q = y.captured(4).split(QLatin1Char('.'), Qt::SkipEmptyParts);
+    if (p.isEmpty() || q.isEmpty()) // a pre-release is older than its release
+        return p.isEmpty() == q.isEmpty() ? 0 : (p.isEmpty() ? 1 : -1);
+    for (qsizetype i = 0; i < std::min(p.size(), q.size()); ++i) {
+        bool pn = false, qn = false;
+        const qulonglong pv = p[i].toULongLong(&pn), qv = q[i].toULongLong(&qn);
+        int c = 0;
+        if (pn && qn)
+            c = pv < qv ? -1 : (pv > qv ? 1 : 0);
+        else if (pn != qn) // numeric identifiers are older than alphanumeric ones
+            c = pn ? -1 : 1;
+        else
+            c = p[i].compare(q[i]);
+        if (c != 0)
+            return c < 0 ? -1 : 1;
+    }
+    return p.size() == q.size() ? 0 : (p.size() < q.size() ? -1 : 1);
 }
 
 // client-go's ensureLease: create the candidate when it is missing, else renew it.
@@ -173,6 +243,10 @@ void LeaseCandidate::ensure()
     d->pending = false;
     detail::whenFinished(d->config.client->requestAsync("GET", d->path()), d->mailbox,
         [this](const Response &response) {
+            if (!d->running) { // stopped meanwhile: write nothing
+                written(false, {});
+                return;
+            }
             const QDateTime now = QDateTime::currentDateTimeUtc();
             ObjectResult read = RestClient::decodeObject(response);
             QByteArray verb = "PUT";
@@ -222,6 +296,10 @@ void LeaseCandidate::ensure()
 void LeaseCandidate::written(bool ok, const QString &error)
 {
     d->inFlight = false;
+    if (d->withdrawing) {
+        sendDelete();
+        return;
+    }
     if (!d->running)
         return;
     if (ok) {

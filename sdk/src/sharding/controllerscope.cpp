@@ -3,6 +3,7 @@
 #include <qcm/sharding/placement.h>
 
 #include <QtCore/QLoggingCategory>
+#include <QtCore/QPointer>
 
 #include <map>
 
@@ -20,8 +21,11 @@ struct ControllerScope::Private
     {
         std::unique_ptr<LeaderElector> elector;
         bool leading = false;
+        enum class Candidate { None, Registered, Withdrawing } candidate = Candidate::None;
     };
     std::function<LeaderElectionConfig(const QString &controller)> electorFor;
+    std::function<void(const QString &)> registerCandidate;
+    std::function<void(const QString &, std::function<void()>)> withdrawCandidate;
     std::map<QString, Entry> entries; // by controller, sorted; one per name ever placed
     QStringList controllers; // the ones placed now, sorted
     QStringList members;
@@ -37,6 +41,11 @@ Result<std::unique_ptr<ControllerScope>> ControllerScope::create(Config config, 
 {
     std::unique_ptr<ControllerScope> scope(new ControllerScope(parent));
     scope->d->electorFor = std::move(config.electorFor);
+    if (bool(config.registerCandidate) != bool(config.withdrawCandidate))
+        return Error {QStringLiteral("controller scope"), QStringLiteral("candidates"),
+            QStringLiteral("registerCandidate and withdrawCandidate go together")};
+    scope->d->registerCandidate = std::move(config.registerCandidate);
+    scope->d->withdrawCandidate = std::move(config.withdrawCandidate);
     if (std::optional<Error> error = scope->setControllers(config.controllers))
         return *error;
     return scope;
@@ -47,6 +56,7 @@ std::optional<Error> ControllerScope::addElector(const QString &controller)
     LeaderElectionConfig electorConfig = d->electorFor(controller);
     electorConfig.mode = LeaderElectionConfig::Mode::Rejoin;
     electorConfig.releaseOnCancel = true;
+    electorConfig.coordinated = bool(d->registerCandidate);
     auto elector = LeaderElector::create(std::move(electorConfig));
     if (!elector)
         return Error {QStringLiteral("controller scope"), controller, elector.error().reason};
@@ -147,10 +157,32 @@ void ControllerScope::reconsider()
     }
     d->reconsidering = true;
     d->again = false;
+    using Candidate = Private::Entry::Candidate;
     bool running = false;
     for (auto &[controller, entry] : d->entries) {
         LeaderElector &elector = *entry.elector;
         const bool wanted = !d->stopping && d->placed.contains(controller);
+        if (d->registerCandidate) {
+            if (entry.candidate == Candidate::Withdrawing) {
+                running = true; // its `done` brings us back
+                continue;
+            }
+            if (wanted && entry.candidate == Candidate::None) {
+                entry.candidate = Candidate::Registered;
+                d->registerCandidate(controller);
+            } else if (!wanted && entry.candidate == Candidate::Registered) {
+                entry.candidate = Candidate::Withdrawing;
+                running = true;
+                QPointer<ControllerScope> self(this);
+                d->withdrawCandidate(controller, [self, controller] {
+                    if (!self)
+                        return;
+                    self->d->entries[controller].candidate = Candidate::None;
+                    self->reconsider();
+                });
+                continue; // the elector stops once the candidate is gone
+            }
+        }
         if (wanted && !elector.isRunning())
             elector.run(); // refused while a release is finishing: finished() brings us back
         else if (!wanted && elector.isRunning())

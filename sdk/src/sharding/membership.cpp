@@ -29,6 +29,8 @@ using leaderelection::detail::Mailbox;
 using leaderelection::detail::whenFinished;
 
 const QString Membership::GroupLabel = QStringLiteral("scale-out.qcm.io/group");
+const QString Membership::EmulationVersionAnnotation
+    = QStringLiteral("scale-out.qcm.io/emulation-version");
 
 namespace {
 
@@ -84,6 +86,7 @@ struct Membership::Private
     };
     QHash<QString, AckSeen> acks; // by Lease name
     QHash<QString, QString> incarnations; // by Lease name: the one it showed last
+    QHash<QString, std::pair<QString, QString>> versions; // by Lease name: incarnation, version
     // By Lease name: expired, and a GET showed this incarnation and spec still.
     QHash<QString, MemberLiveness::Expired> confirmedGone;
     QSet<QString> confirming; // Lease names with a GET in flight
@@ -242,11 +245,13 @@ void Membership::beginIncarnation(const LeaderToken &token)
     const QString term = newTerm();
     const quint64 generation = d->generation;
     // The term id and no ack, in one write: an ack of an earlier term is gone with it.
+    QJsonObject annotations {{TermAnnotation, term}, {AckAnnotation, QJsonValue::Null}};
+    if (!d->config.emulationVersion.isEmpty())
+        annotations.insert(EmulationVersionAnnotation, d->config.emulationVersion);
     const QByteArray patch = QJsonDocument(
         QJsonObject {{QStringLiteral("metadata"),
             QJsonObject {{QStringLiteral("annotations"),
-                QJsonObject {{TermAnnotation, term}, {AckAnnotation, QJsonValue::Null}}}}}})
-                                 .toJson(QJsonDocument::Compact);
+                annotations}}}}).toJson(QJsonDocument::Compact);
     whenFinished(d->lock->patch(patch, "application/merge-patch+json"), d->mailbox,
         [this, token, term, generation](const ObjectResult &lease) {
             if (generation != d->generation || !token.isValid())
@@ -315,6 +320,14 @@ QStringList Membership::aliveMembers() const
 QStringList Membership::goneMembers() const
 {
     return d->gone;
+}
+
+QHash<QString, QString> Membership::emulationVersions() const
+{
+    QHash<QString, QString> result;
+    for (const auto &[incarnation, version] : std::as_const(d->versions))
+        result.insert(incarnation, version);
+    return result;
 }
 
 QHash<QString, Ack> Membership::acks() const
@@ -456,6 +469,18 @@ void Membership::onLease(const Object &lease)
                 << QStringLiteral("lease %1/%2: %3 (counted as no ack)")
                        .arg(lease.namespaceName(), lease.name(), parsed.error().toString());
     }
+    const auto version = annotations.constFind(EmulationVersionAnnotation);
+    if (member.isEmpty() || version == annotations.cend()) {
+        d->versions.remove(lease.name());
+    } else if (version->size() > MaxEmulationVersionLength) {
+        qCWarning(lcMembership).noquote()
+            << QStringLiteral("lease %1/%2: annotation %3 is longer than %4 characters (ignored)")
+                   .arg(lease.namespaceName(), lease.name(), EmulationVersionAnnotation)
+                   .arg(MaxEmulationVersionLength);
+        d->versions.remove(lease.name());
+    } else {
+        d->versions.insert(lease.name(), {member, *version});
+    }
     if (member.isEmpty()) { // no member (yet)
         d->liveness.forget(lease.name());
     } else {
@@ -480,6 +505,7 @@ void Membership::onLeaseDeleted(const Object &lease)
 {
     d->liveness.forget(lease.name());
     d->confirmedGone.remove(lease.name());
+    d->versions.remove(lease.name());
     for (const QString &member : {incarnationOf(lease), d->incarnations.take(lease.name())})
         if (!member.isEmpty())
             d->left.insert(member);

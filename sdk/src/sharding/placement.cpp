@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <qcm/sharding/placement.h>
 
+#include <qcm/leaderelection/leasecandidate.h>
 #include <qcm/sharding/hashring.h>
 
 #include <QtCore/QSet>
@@ -89,6 +90,26 @@ QMap<QString, QStringList> assignControllers(
     for (QStringList &mine : held)
         mine.sort();
     return held;
+}
+
+QStringList oldestEmulationVersion(const QMap<QString, QString> &versions)
+{
+    QStringList oldest;
+    QString version;
+    for (auto it = versions.cbegin(); it != versions.cend(); ++it) {
+        const std::optional<int> c = version.isEmpty()
+            ? leaderelection::LeaseCandidate::compareVersions(it.value(), it.value())
+            : leaderelection::LeaseCandidate::compareVersions(it.value(), version);
+        if (!c || it.key().isEmpty())
+            continue; // unreadable
+        if (version.isEmpty() || *c < 0) {
+            oldest = {it.key()};
+            version = it.value();
+        } else if (*c == 0) {
+            oldest << it.key();
+        }
+    }
+    return oldest.isEmpty() ? distinct(versions.keys()) : oldest;
 }
 
 } // namespace qcm::sharding

@@ -64,6 +64,42 @@ def holders(cluster, ns, group):
     return {c: by_name.get(f"{group}-{c}") or None for c in CONTROLLERS}
 
 
+def scope_held(replicas, live, identities):
+    """{replica: the controllers its /statusz says it holds} for each of `live`, noting each
+    one's identity in `identities`; None while one has not yet loaded every controller."""
+    held = {}
+    for name in live:
+        code, body = replicas[name].get("/statusz")
+        if code != 200:  # not yet serving: wait() tries again
+            raise ValueError(f"{name}: /statusz answered {code}")
+        st = json.loads(body)
+        identities[name] = st["identity"]
+        scope = st["scaleOut"]["controllerScope"]
+        if scope["controllers"] != CONTROLLERS:
+            return None
+        held[name] = scope["held"]
+    return held
+
+
+def overlaps(workdir, replicas, deaths, losses, settings):
+    """The chaos test's detector over each controller's recorded reconciles, with each
+    controller as one key: (allowed, bad, outside, reconciles), printing each one's count."""
+    bad, outside, allowed, reconciles = [], [], [], 0
+    for c in CONTROLLERS:
+        records = {name: read_records(workdir / f"{c}-{name}")
+                   for name in replicas if (workdir / f"{c}-{name}").exists()}
+        spans = [(s, e, r) for ss in intervals(records, deaths).values() for s, e, r in ss]
+        reconciles += len(spans)
+        print(f"{c}: {len(spans)} reconciles on {sorted({r for _, _, r in spans})}", flush=True)
+        # A replica's own reconciles of it (its workers run several at once) merged into the
+        # times it ran.
+        a, b, o = detect({c: ran(spans)}, losses, settings)
+        allowed += a
+        bad += b
+        outside += o
+    return allowed, bad, outside, reconciles
+
+
 def ran(spans):
     """[(start, end, replica)] merged per replica: the intervals each ran any reconcile in."""
     merged = []
@@ -125,14 +161,9 @@ def main():
 
         def balanced(live):
             """The spread {replica: [controllers]} once it is balanced, else None."""
-            held = {}
-            for name in live:
-                st = status(name)
-                identities[name] = st["identity"]
-                scope = st["scaleOut"]["controllerScope"]
-                if scope["controllers"] != CONTROLLERS:
-                    return None
-                held[name] = scope["held"]
+            held = scope_held(replicas, live, identities)
+            if held is None:
+                return None
             owners = holders(cluster, ns, group)
             by_identity = {identities[n]: n for n in live}
             for c in CONTROLLERS:
@@ -242,20 +273,8 @@ def main():
         left_held = {c: h for c, h in holders(cluster, ns, group).items() if h}
         check(not left_held, f"Leases still held after every replica left: {left_held}")
 
-        bad, outside, allowed, reconciles = [], [], [], 0
-        for c in CONTROLLERS:
-            records = {name: read_records(workdir / f"{c}-{name}")
-                       for name in replicas if (workdir / f"{c}-{name}").exists()}
-            spans = [(s, e, r) for ss in intervals(records, deaths).values() for s, e, r in ss]
-            reconciles += len(spans)
-            print(f"{c}: {len(spans)} reconciles on {sorted({r for _, _, r in spans})}",
-                  flush=True)
-            # One controller is one "key" to the chaos test's detector: a replica's own
-            # reconciles of it (its workers run several at once) merged into the times it ran.
-            a, b, o = detect({c: ran(spans)}, losses, settings)
-            allowed += a
-            bad += b
-            outside += o
+        allowed, bad, outside, reconciles = overlaps(workdir, replicas, deaths, losses,
+                                                     settings)
         for line, _ in allowed:
             print(f"  allowed: {line}", flush=True)
         check(not bad, "a controller ran on two replicas at once:\n" + "\n".join(bad[:20]))

@@ -20,6 +20,8 @@ private slots:
     void refusedConfigurations();
     void pingPending_data();
     void pingPending();
+    void compareVersions_data();
+    void compareVersions();
 };
 
 void tst_LeaseCandidate::refusedConfigurations_data()
@@ -111,6 +113,51 @@ void tst_LeaseCandidate::pingPending()
     QFETCH(QByteArray, spec);
     QFETCH(bool, pending);
     QCOMPARE(LeaseCandidate::pingPending(QJsonDocument::fromJson(spec).object()), pending);
+}
+
+void tst_LeaseCandidate::compareVersions_data()
+{
+    QTest::addColumn<QString>("a");
+    QTest::addColumn<QString>("b");
+    QTest::addColumn<int>("order"); // -2: not comparable
+    QTest::newRow("equal") << "1.36.0"
+                           << "1.36.0" << 0;
+    QTest::newRow("patch") << "0.0.8"
+                           << "0.0.9" << -1;
+    QTest::newRow("numeric, not textual") << "0.10.0"
+                                          << "0.9.0" << 1;
+    QTest::newRow("pre-release before release") << "1.0.0-alpha"
+                                                << "1.0.0" << -1;
+    QTest::newRow("numeric identifiers") << "1.0.0-alpha.2"
+                                         << "1.0.0-alpha.10" << -1;
+    QTest::newRow("numeric before alphanumeric") << "1.0.0-1"
+                                                 << "1.0.0-alpha" << -1;
+    QTest::newRow("longer pre-release") << "1.0.0-alpha.1"
+                                        << "1.0.0-alpha" << 1;
+    QTest::newRow("build metadata ignored") << "1.0.0+a"
+                                            << "1.0.0+b" << 0;
+    QTest::newRow("leading v") << "v1.0.0"
+                               << "1.0.0" << -2;
+    QTest::newRow("empty") << ""
+                           << "1.0.0" << -2;
+    QTest::newRow("ten digits") << "1234567890.0.0"
+                                << "1.0.0" << -2;
+}
+
+void tst_LeaseCandidate::compareVersions()
+{
+    QFETCH(QString, a);
+    QFETCH(QString, b);
+    QFETCH(int, order);
+    const std::optional<int> ab = LeaseCandidate::compareVersions(a, b);
+    const std::optional<int> ba = LeaseCandidate::compareVersions(b, a);
+    if (order == -2) {
+        QVERIFY(!ab && !ba);
+        return;
+    }
+    QVERIFY(ab && ba);
+    QCOMPARE(*ab, order);
+    QCOMPARE(*ba, -order);
 }
 
 QTEST_MAIN(tst_LeaseCandidate)

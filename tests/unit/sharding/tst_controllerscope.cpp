@@ -4,7 +4,11 @@
 // the others back (their terms end, their Leases are released) without ever campaigning for
 // them; a controller placed on it whose Lease another holds is taken once that Lease expires;
 // a member outside the epoch holds nothing; stop() releases all and finishes; setControllers()
-// hands back a controller taken out and places one added.
+// hands back a controller taken out and places one added. Coordinated: a candidate is
+// registered for each controller placed here before its elector runs, the elector never
+// claims a Lease (the test writes the holder, as the election controller does), and a
+// controller placed elsewhere keeps running until its candidate is withdrawn, and only then is
+// its Lease released.
 #include <qcm/sharding/controllerscope.h>
 #include <qcm/sharding/placement.h>
 
@@ -32,26 +36,40 @@ struct Scope
     QStringList started;
     QStringList stopped;
     int finished = 0;
+    QStringList candidates; // "register <controller>", "withdraw <controller>", in order
+    std::map<QString, std::function<void()>> withdrawing; // by controller: its `done`
 
-    Scope()
+    explicit Scope(bool coordinated = false)
     {
         for (const QString &controller : Controllers)
             locks[controller] = std::make_shared<FakeLock>(QStringLiteral("a"), &clock);
-        auto created = ControllerScope::create(
-            {Controllers, [this](const QString &controller) {
-                 LeaderElectionConfig config;
-                 std::shared_ptr<FakeLock> &lock = locks[controller];
-                 if (!lock) // a controller added later
-                     lock = std::make_shared<FakeLock>(QStringLiteral("a"), &clock);
-                 config.lock = lock;
-                 config.clock = &clock;
-                 config.name = controller;
-                 config.leaseDuration = 15s;
-                 config.renewDeadline = 2s;
-                 config.retryPeriod = 1s;
-                 config.watchLock = false;
-                 return config;
-             }});
+        ControllerScope::Config config;
+        config.controllers = Controllers;
+        if (coordinated) {
+            config.registerCandidate = [this](const QString &controller) {
+                candidates << QStringLiteral("register ") + controller;
+            };
+            config.withdrawCandidate
+                = [this](const QString &controller, std::function<void()> done) {
+                      candidates << QStringLiteral("withdraw ") + controller;
+                      withdrawing[controller] = std::move(done);
+                  };
+        }
+        config.electorFor = [this](const QString &controller) {
+            LeaderElectionConfig elector;
+            std::shared_ptr<FakeLock> &lock = locks[controller];
+            if (!lock) // a controller added later
+                lock = std::make_shared<FakeLock>(QStringLiteral("a"), &clock);
+            elector.lock = lock;
+            elector.clock = &clock;
+            elector.name = controller;
+            elector.leaseDuration = 15s;
+            elector.renewDeadline = 2s;
+            elector.retryPeriod = 1s;
+            elector.watchLock = false;
+            return elector;
+        };
+        auto created = ControllerScope::create(std::move(config));
         if (!created)
             qFatal("%s", qPrintable(created.error().toString()));
         scope = std::move(*created);
@@ -104,6 +122,8 @@ private slots:
     void outsideTheEpochItHoldsNothing();
     void stopReleasesEverything();
     void setControllersPlacesWhatIsEnabled();
+    void coordinatedACandidateComesBeforeTheTermAndGoesBeforeTheRelease();
+    void coordinatedCandidatesGoTogether();
 };
 
 void tst_ControllerScope::aloneItHoldsEveryController()
@@ -205,6 +225,82 @@ void tst_ControllerScope::setControllersPlacesWhatIsEnabled()
     s.run(2);
     QCOMPARE(s.scope->held(), sorted(Controllers));
     QCOMPARE(s.stopped, (QStringList {QStringLiteral("beta"), zeta}));
+}
+
+void tst_ControllerScope::coordinatedACandidateComesBeforeTheTermAndGoesBeforeTheRelease()
+{
+    Scope s(true);
+    const QString a = QStringLiteral("a");
+    s.scope->setMembers({a}, a);
+    QStringList registered;
+    for (const QString &c : sorted(Controllers))
+        registered << QStringLiteral("register ") + c;
+    QCOMPARE(s.candidates, registered);
+    s.run(3);
+    QVERIFY(s.started.isEmpty()); // it never claims a Lease
+    for (const auto &[controller, lock] : s.locks)
+        QVERIFY(!lock->ops.contains(QStringLiteral("create")));
+    for (const QString &c : Controllers) // the election controller writes the holder
+        s.locks.at(c)->writeByOther(holder(a, 15));
+    s.run(2);
+    QCOMPARE(s.scope->held(), sorted(Controllers));
+
+    // b and c join: what is placed elsewhere has its candidate withdrawn first, and runs on
+    // until that is over; then its term ends and its Lease is released.
+    const QStringList mine = assignControllers(Members, Controllers).value(a);
+    s.candidates.clear();
+    s.scope->setMembers(Members, a);
+    s.run(3);
+    QStringList handedBack = Controllers;
+    for (const QString &c : mine)
+        handedBack.removeAll(c);
+    QStringList withdrawn;
+    for (const QString &c : sorted(handedBack))
+        withdrawn << QStringLiteral("withdraw ") + c;
+    QCOMPARE(s.candidates, withdrawn);
+    QCOMPARE(s.scope->held(), sorted(Controllers)); // still running: not yet withdrawn
+    QVERIFY(s.stopped.isEmpty());
+    const QString first = sorted(handedBack).first();
+    std::exchange(s.withdrawing[first], nullptr)();
+    s.run(0);
+    QCOMPARE(s.stopped, QStringList {first});
+    QCOMPARE(s.locks.at(first)->stored->holderIdentity, QString()); // released
+    for (const QString &c : handedBack)
+        if (auto done = std::exchange(s.withdrawing[c], nullptr))
+            done();
+    s.run(0);
+    QCOMPARE(s.scope->held(), mine);
+    QCOMPARE(sorted(s.stopped), sorted(handedBack));
+
+    // Placed here again while withdrawn: registered again.
+    s.candidates.clear();
+    s.scope->setMembers({a}, a);
+    QCOMPARE(s.candidates.size(), handedBack.size());
+    QVERIFY(s.candidates.first().startsWith(QStringLiteral("register ")));
+
+    // stop(): every candidate is withdrawn, and finished() waits for that.
+    s.candidates.clear();
+    s.scope->stop();
+    s.run(1);
+    QCOMPARE(s.finished, 0);
+    QCOMPARE(s.candidates.size(), Controllers.size());
+    for (auto &[c, done] : s.withdrawing)
+        if (done)
+            std::exchange(done, nullptr)();
+    s.run(1);
+    QCOMPARE(s.finished, 1);
+    QVERIFY(s.scope->held().isEmpty());
+}
+
+void tst_ControllerScope::coordinatedCandidatesGoTogether()
+{
+    ControllerScope::Config config;
+    config.controllers = Controllers;
+    config.electorFor = [](const QString &) { return LeaderElectionConfig(); };
+    config.registerCandidate = [](const QString &) {};
+    auto created = ControllerScope::create(std::move(config));
+    QVERIFY(!created);
+    QCOMPARE(created.error().field, QStringLiteral("candidates"));
 }
 
 QTEST_MAIN(tst_ControllerScope)

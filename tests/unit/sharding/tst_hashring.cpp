@@ -25,6 +25,7 @@ private slots:
     void assignmentHoldsEveryControllerOnceWithinQuota();
     void assignmentIsTheSameEverywhere();
     void aJoinMovesFewControllers();
+    void placementCandidatesAreTheOldestEmulationVersion();
 };
 
 namespace {
@@ -263,6 +264,27 @@ void tst_HashRing::aJoinMovesFewControllers()
         qPrintable(QStringLiteral("%1 moved between old members, %2 taken by newcomers")
                        .arg(shuffled)
                        .arg(taken)));
+}
+
+// Coordinated election in controller scope places only on the members of the oldest emulation
+// version; unreadable versions count only when no member has a readable one.
+void tst_HashRing::placementCandidatesAreTheOldestEmulationVersion()
+{
+    const QString a = QStringLiteral("a"), b = QStringLiteral("b"), c = QStringLiteral("c");
+    QCOMPARE(oldestEmulationVersion({{a, QStringLiteral("0.1.0")}, {b, QStringLiteral("0.0.9")},
+                 {c, QStringLiteral("0.0.9")}}),
+        (QStringList {b, c}));
+    QCOMPARE(oldestEmulationVersion({{a, QStringLiteral("0.1.0")}, {b, QStringLiteral("0.1.0")}}),
+        (QStringList {a, b}));
+    QCOMPARE(oldestEmulationVersion(
+                 {{a, QStringLiteral("0.1.0")}, {b, QString()}, {c, QStringLiteral("v0.0.1")}}),
+        QStringList {a});
+    QCOMPARE(
+        oldestEmulationVersion({{b, QString()}, {a, QStringLiteral("x")}}), (QStringList {a, b}));
+    QCOMPARE(
+        oldestEmulationVersion({{a, QStringLiteral("1.0.0")}, {b, QStringLiteral("1.0.0-rc.1")}}),
+        QStringList {b});
+    QVERIFY(oldestEmulationVersion({}).isEmpty());
 }
 
 QTEST_MAIN(tst_HashRing)

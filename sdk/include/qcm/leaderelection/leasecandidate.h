@@ -12,7 +12,11 @@
 // of the object (a field selector on its name; a watch that ends is started again after a
 // second). A write that fails is retried after 5 ms, doubled each time up to 1000 s (client-go's
 // default controller rate limiter). stop() stops renewing and leaves the object: the server
-// collects candidates not renewed for 30 min, as it does client-go's.
+// collects candidates not renewed for 30 min, as it does client-go's. withdraw() stops renewing
+// and deletes the object (after a write in flight, so that it cannot land after the delete),
+// then emits withdrawn(): the server no longer elects this candidate. The host's controller
+// scope withdraws a candidate before it releases a Lease placed elsewhere (docs/scale-out.md);
+// client-go has no such call. start() again only after withdrawn().
 //
 // Pair it with a LeaderElector with `coordinated` set, whose lock is a LeaseLock on `leaseName`
 // and whose identity is this candidate's `name` (leaderelector.h).
@@ -47,7 +51,7 @@ public:
         QString namespaceName; // the Lease's
         QString name; // the elector's identity: letters, digits, '-', '_' and '.'
         QString leaseName;
-        QString binaryVersion; // semver without a leading v: "1.36.0"
+        QString binaryVersion; // semver without a leading v: "1.36.0"; numbers of <= 9 digits
         QString emulationVersion; // semver, at most binaryVersion
         QString strategy = QStringLiteral("OldestEmulationVersion");
         Duration renewInterval = std::chrono::minutes(5);
@@ -59,6 +63,14 @@ public:
 
     void start();
     void stop();
+    void withdraw();
+    // Renews every `interval` from the next renewal on (at once when the current wait is
+    // longer). The host's controller scope renews a candidate every EagerRenewInterval while it
+    // waits to be elected, so that the election controller, which elects only candidates
+    // renewed within its electionDuration (5 s), never finds none and gives up its election
+    // until the next event (docs/scale-out.md).
+    void setRenewInterval(Duration interval);
+    static constexpr Duration EagerRenewInterval = std::chrono::seconds(2);
     // The renewTime last written; invalid before the first write.
     QDateTime renewTime() const;
     // Whether the server pings a LeaseCandidate of this `spec` (read from the API server, so
@@ -66,15 +78,23 @@ public:
     // metav1.MicroTime writes them (UTC, "2026-11-27T11:40:00.123456Z"); a pingTime without
     // a readable renewTime counts; an unreadable pingTime does not.
     static bool pingPending(const QJsonObject &spec);
+    // Semantic version precedence (semver 2.0, build metadata ignored), as the server's
+    // election controller orders emulation versions: < 0 when a is older than b, 0 when equal,
+    // > 0 when newer; nullopt when either is not a semantic version without a leading v.
+    static std::optional<int> compareVersions(const QString &a, const QString &b);
 
 signals:
     // After each write that succeeded (a create or a renewal).
     void renewed(const QDateTime &renewTime);
+    // After withdraw(): `error` is empty once the object is gone (deleted, or already missing),
+    // else it says why the delete failed (the object then stays until the server collects it).
+    void withdrawn(const QString &error);
 
 private:
     explicit LeaseCandidate(Config config, QObject *parent);
     void ensure();
     void written(bool ok, const QString &error);
+    void sendDelete();
 
     struct Private;
     std::unique_ptr<Private> d;

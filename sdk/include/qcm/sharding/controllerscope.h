@@ -16,6 +16,14 @@
 // controller enabled or disabled while running): a controller taken out is handed back as
 // above; its elector is kept, idle, for when it comes back.
 //
+// Coordinated election (KEP-4355; docs/scale-out.md, "Coordinated election of controller
+// Leases"), when Config::registerCandidate and withdrawCandidate are set (the electors then
+// coordinated): a controller placed here has its candidate registered before its elector runs,
+// and the API server's election controller writes the holder. A controller placed elsewhere
+// has its candidate withdrawn first, and only once that is over is its elector stopped (its
+// term ends, its Lease is released): a candidate still registered could be elected again, as
+// the oldest, by the Lease its member has just released.
+//
 // Thread safety: the thread of its electors, with an event loop.
 #pragma once
 
@@ -42,6 +50,11 @@ public:
         // One controller's elector: its own lock (a Lease "<group>-<controller>"), identity,
         // timings and name. mode (rejoin) and releaseOnCancel (true) are set here.
         std::function<leaderelection::LeaderElectionConfig(const QString &controller)> electorFor;
+        // Coordinated election: both or neither. withdrawCandidate calls `done` once the
+        // candidate is gone or its withdrawal failed; it may call it at once.
+        std::function<void(const QString &controller)> registerCandidate;
+        std::function<void(const QString &controller, std::function<void()> done)>
+            withdrawCandidate;
     };
 
     // An error names the controller whose elector's configuration is refused.

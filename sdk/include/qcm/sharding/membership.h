@@ -30,6 +30,10 @@
 //     its ack again when its own Lease in the cache has lost it. acks() reads every
 //     incarnation's from the cache; an annotation that does not parse counts as no ack (a
 //     term id that does not parse: no member), with a warning naming the Lease.
+//   * An emulation version (Config::emulationVersion, with coordinated election in controller
+//     scope): written with the term id, in the same patch, as scale-out.qcm.io/emulation-version,
+//     so that every incarnation the cache shows carries it; emulationVersions() reads them (an
+//     annotation longer than MaxEmulationVersionLength is ignored, with a warning).
 //   * stop() is the graceful leave: it ends the term and deletes the Lease, so that the others
 //     drop this member at once instead of after leaseDuration. Destroying a Membership without
 //     stop() leaves the Lease to expire (as a crash would).
@@ -72,9 +76,12 @@ public:
         Duration renewDeadline = std::chrono::seconds(10);
         Duration retryPeriod = std::chrono::seconds(2);
         Clock *clock = nullptr; // null: Clock::system()
+        QString emulationVersion; // empty: none written
     };
 
     static const QString GroupLabel; // "scale-out.qcm.io/group"
+    static const QString EmulationVersionAnnotation; // "scale-out.qcm.io/emulation-version"
+    static constexpr qsizetype MaxEmulationVersionLength = 64;
     // A group's name: a DNS label of at most MaxGroupLength characters (its Lease names add 17).
     static constexpr qsizetype MaxGroupLength = 46;
     static bool isValidGroup(const QString &group);
@@ -101,6 +108,8 @@ public:
     QStringList aliveMembers() const;
     // The incarnations known to be gone (see above); sorted.
     QStringList goneMembers() const;
+    // Every incarnation's emulation version as the cache has it (those that wrote one).
+    QHash<QString, QString> emulationVersions() const;
     // Every incarnation's ack as the cache has it.
     QHash<QString, Ack> acks() const;
     // Writes ack = `epoch` on this member's Lease, unless it already wrote one as high in this

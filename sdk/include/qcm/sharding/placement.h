@@ -36,4 +36,11 @@ QCM_SDK_EXPORT QStringList rendezvousOrder(const QString &member, QStringList co
 QCM_SDK_EXPORT QMap<QString, QStringList> assignControllers(
     const QStringList &members, const QStringList &controllers);
 
+// With coordinated election (docs/scale-out.md, "Coordinated election of controller Leases"):
+// the members that controllers may be placed on, from each member's emulation version: those
+// of the oldest (LeaseCandidate::compareVersions), as the API server's election controller
+// picks its leaders. A member whose version is missing or unreadable is left out, unless no
+// member has a readable one: then all are returned. Sorted.
+QCM_SDK_EXPORT QStringList oldestEmulationVersion(const QMap<QString, QString> &versions);
+
 } // namespace qcm::sharding
