@@ -170,11 +170,9 @@ ConnectionHealth::SteadyClock::time_point ConnectionHealth::abortStranded(
         << QStringLiteral("%1 of the requests and watches in flight stranded: ")
                 .arg(stranded.size())
             + reason + QStringLiteral("; aborting them");
-    for (QNetworkReply *reply : std::as_const(stranded)) {
+    for (QNetworkReply *reply : std::as_const(stranded))
         m_inFlight.remove(reply);
-        reply->setProperty(LostProperty, reason);
-        reply->abort();
-    }
+    abortAsLost(stranded, reason);
     return next;
 }
 
@@ -202,8 +200,13 @@ void ConnectionHealth::lose(std::chrono::milliseconds idle)
     qCWarning(lcConnectionHealth).noquote()
         << reason + QStringLiteral("; closing it, new requests open another");
     m_nam->clearConnectionCache();
+    abortAsLost(replies, reason);
+}
+
+void ConnectionHealth::abortAsLost(const QList<QNetworkReply *> &replies, const QString &reason)
+{
     for (QNetworkReply *reply : replies) {
-        reply->setProperty(LostProperty, reason);
+        reply->setProperty(LostProperty, reason); // its error becomes ConnectionLost, `reason`
         reply->abort();
     }
 }

@@ -78,6 +78,8 @@ private:
     void lose(std::chrono::milliseconds idle);
     // Aborts the replies stranded since a break; returns when the next one would be.
     SteadyClock::time_point abortStranded(SteadyClock::time_point now);
+    // Aborts each of `replies` (already out of m_inFlight) as ConnectionLost for `reason`.
+    static void abortAsLost(const QList<QNetworkReply *> &replies, const QString &reason);
     void armTimer(SteadyClock::time_point at, SteadyClock::time_point now);
 
     QNetworkAccessManager *m_nam;
