@@ -4,6 +4,7 @@
 #   1. scripts/setup.sh installs the Debian packages and Go modules it needs;
 #   2. a ThreadSanitizer build runs the unit tests (the work-queue stress test among them;
 #      the client's are left out, see below), then an AddressSanitizer+UBSan build runs all;
+#      these two trees build only what the unit tests run, at -O1 -g1 (below);
 #   3. the release build runs every test: unit, conformance against client-go, e2e against a
 #      real kube-apiserver, packaging (the .debs built and installed, the out-of-tree plugin
 #      template built against them and run by the installed qcm; with CI=true as root the
@@ -22,7 +23,15 @@ if [[ ${QCM_SKIP_SANITIZERS:-0} != 1 ]]; then
         dir="build-${pair%%:*}"
         sanitizer="${pair#*:}"
         echo "== unit tests under the $sanitizer sanitizer ($dir)"
-        scripts/build.sh "$dir" -DQCM_SANITIZE="$sanitizer" -DQCM_BUILD_BENCHMARKS=OFF
+        # Only what the unit tests run (the targets unit-tests and, without the qt-threads
+        # tests, unit-tests-tsan; a program left out would fail its test), at -O1 with line
+        # tables only (-g1), as the sanitizers' documentation suggests: a heavy file compiles
+        # 2.5 times faster than at -O2 -g (membership.cpp under ASan: 23 s against 64 s), and
+        # reports still name file and line.
+        target=unit-tests
+        [[ $sanitizer == thread ]] && target=unit-tests-tsan
+        QCM_BUILD_TARGET=$target scripts/build.sh "$dir" -DQCM_SANITIZE="$sanitizer" \
+            -DQCM_BUILD_BENCHMARKS=OFF -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG"
         # The sanitizer options (and TSan's suppressions for uninstrumented Qt) are set on
         # each test by tests/CMakeLists.txt. Under TSan the tests labelled qt-threads are
         # left out: their threads hand work over through Qt (queued calls, QFuture, the event
