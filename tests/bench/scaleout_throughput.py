@@ -25,7 +25,7 @@ retry 2 s) so that the pause while labelling costs no replica its membership.
                            [--keys 400] [--workers 4] [--sleep-ms 20] [--repeat 3]
                            [--idle-seconds S] [--check-split]
 
-CI runs its short form (CTest bench_scaleout_throughput_short: 1 and 2 replicas, 120 keys,
+CI runs its short form (CTest bench_scaleout_shard_throughput_short: 1 and 2 replicas, 120 keys,
 one run each, --check-split). It checks that the replicas split the keys and reconcile every
 one, not the speed: timing belongs here and in RESULTS.md.
 

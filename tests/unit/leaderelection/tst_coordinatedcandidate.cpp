@@ -151,4 +151,4 @@ void tst_CoordinatedElection::followsTheHolderTheControllerWrites()
 }
 
 QTEST_MAIN(tst_CoordinatedElection)
-#include "tst_coordinatedelection.moc"
+#include "tst_coordinatedcandidate.moc"
