@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // A LeaseCandidate's spec as the API server sends it (leaderelection/leasecandidate.h): any
 // JSON gives an answer to "does the server ping?", and a spec without a pingTime never does;
-// a pingTime one microsecond after a readable renewTime always does.
+// a pingTime one microsecond after a readable renewTime always does. Its emulationVersion and
+// binaryVersion, as a member's scale-out.qcm.io/emulation-version is read too: the version
+// order is antisymmetric and reflexive, and unreadable versions are unreadable both ways.
 #include <qcm/leaderelection/leasecandidate.h>
 
 #include "fuzzsupport.h"
@@ -28,5 +30,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 FUZZ_CHECK(LeaseCandidate::pingPending(later), QString::fromUtf8(bytes));
         }
     }
+    const QString a = spec.value(QLatin1String("emulationVersion")).toString();
+    const QString b = spec.value(QLatin1String("binaryVersion")).toString();
+    const std::optional<int> ab = LeaseCandidate::compareVersions(a, b);
+    const std::optional<int> ba = LeaseCandidate::compareVersions(b, a);
+    FUZZ_CHECK(ab.has_value() == ba.has_value(), QString::fromUtf8(bytes));
+    if (ab)
+        FUZZ_CHECK(*ab == -*ba && LeaseCandidate::compareVersions(a, a) == 0,
+            QString::fromUtf8(bytes));
     return 0;
 }
