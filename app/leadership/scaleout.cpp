@@ -121,14 +121,10 @@ Result<std::unique_ptr<ScaleOut>> ScaleOut::create(const ControllerManagerConfig
                           return;
                       }
                       leaderelection::LeaseCandidate *candidate = it->second.get();
-                      auto connection = std::make_shared<QMetaObject::Connection>();
-                      *connection
-                          = QObject::connect(candidate, &leaderelection::LeaseCandidate::withdrawn,
-                              candidate, [connection, done = std::move(done)](const QString &) {
-                                  const std::function<void()> then = done; // outlives the slot
-                                  QObject::disconnect(*connection);
-                                  then();
-                              });
+                      QObject::connect(
+                          candidate, &leaderelection::LeaseCandidate::withdrawn, candidate,
+                          [done = std::move(done)](const QString &) { done(); },
+                          Qt::SingleShotConnection);
                       candidate->withdraw();
                   };
         }
