@@ -4,12 +4,16 @@ client-go's on the same kube-apiserver, each side in its own process.
 
     cold sync   start until hasSynced, and peak RSS (VmHWM), for 10k and 50k ConfigMaps of
                 about 1 KB and 10k Pods created straight through the API (nothing schedules
-                them); target: qcm <= 0.5x client-go's JSON informer in time and in peak RSS.
+                them); target: qcm <= 0.5x client-go's JSON informer in time and in peak RSS,
+                or, where half of client-go's time is below the server floor (the time to
+                receive the same stream as raw bytes, `informerbench floor`), <= 1.1x that floor.
     latency     watch event -> handler, p50 and p99, at 500 updates/s over the 10k ConfigMaps;
                 each update carries the Unix ns at which it was sent (data.ts) and the handler
                 subtracts it from its own clock (same machine); target: no worse than client-go.
 
-Sides: qcm_bench_informer (the SharedInformerFactory's informer, JSON) and
+Sides: qcm_bench_informer (the SharedInformerFactory's informer, JSON; it syncs with a
+WatchList stream by default, and "qcm, paged list" is the same with
+KUBE_FEATURE_WatchListClient=false) and
 go/informerbench (client-go v0.37.2's shared informers): "typed" is the clientset's informer
 factory with JSON, which by default (feature WatchListClient, on since 1.35) syncs with a
 WatchList stream; "typed, list" is the same with KUBE_FEATURE_WatchListClient=false (paged
@@ -38,6 +42,7 @@ SYNC_CASES = [("configmaps", 10000, 300), ("configmaps", 50000, 600), ("pods", 1
 # label, informerbench flags, extra environment; None is qcm
 SIDES = [
     ("qcm", None, {}),
+    ("qcm, paged list", None, {"KUBE_FEATURE_WatchListClient": "false"}),
     ("client-go typed JSON (WatchList)", ["-client", "typed"], {}),
     ("client-go typed JSON, paged list", ["-client", "typed"],
      {"KUBE_FEATURE_WatchListClient": "false"}),
@@ -109,10 +114,10 @@ def build_go(go, out_dir):
 def sync_once(side, qcm, gobin, kubeconfig, resource, count):
     label, flags, extra_env = side
     ns = namespace_of(resource, count)
+    env = dict(os.environ, **extra_env)
     if flags is None:
         return run([qcm, "sync", "--kubeconfig", kubeconfig, "--namespace", ns, "--resource",
-                    resource, "--expect", str(count)], f"qcm sync {ns}")
-    env = dict(os.environ, **extra_env)
+                    resource, "--expect", str(count)], f"{label} sync {ns}", env=env)
     return run([gobin, "sync", "-kubeconfig", kubeconfig, "-namespace", ns, "-kind", resource,
                 "-expect", str(count), *flags], f"{label} sync {ns}", env=env)
 
@@ -207,6 +212,12 @@ def run_informer(args, print_table):
               "transport, not decoded; medians)")
         print()
 
+        # The floor of each side's way of syncing: the WatchList stream, or the paged list.
+        def floor_of(name, label):
+            runs = floors[(name, label == PROTOBUF)]
+            paged = label.endswith("paged list")
+            return median(runs, "listMs" if paged else "watchListMs")
+
         rows = []
         for name, resource, count in cases:
             base = sync_results[(name, BASELINE)]
@@ -216,26 +227,36 @@ def run_informer(args, print_table):
                     continue
                 sync = median(runs, "syncMs")
                 peak = median(runs, "peakRssKiB") / 1024
-                rows.append((name, label, sync, median(runs, "handlerSyncMs"), peak,
-                             median(runs, "rssKiB") / 1024, median(runs, "cpuSeconds"),
+                floor = floor_of(name, label)
+                rows.append((name, label, sync, floor, sync / floor, median(runs, "handlerSyncMs"),
+                             peak, median(runs, "rssKiB") / 1024, median(runs, "cpuSeconds"),
                              sync / median(base, "syncMs"),
                              peak / (median(base, "peakRssKiB") / 1024)))
         print_table([("case", 24, None), ("informer", 34, None), ("sync ms", 9, "{:,.0f}"),
+                     ("floor ms", 8, "{:,.0f}"), ("sync / floor", 12, "{:.2f}x"),
                      ("handler ms", 10, "{:,.0f}"), ("peak RSS MiB", 12, "{:,.0f}"),
                      ("RSS at sync MiB", 15, "{:,.0f}"), ("CPU s", 6, "{:.2f}"),
                      ("sync / typed JSON", 17, "{:.2f}x"), ("peak / typed JSON", 17, "{:.2f}x")],
                     rows, args.markdown)
         print(f"(cold sync: medians of {repetitions} run(s); sync = start() until hasSynced, "
-              f"handler = until the handler saw every initial add; peak RSS = VmHWM)")
+              f"handler = until the handler saw every initial add; peak RSS = VmHWM; floor = "
+              f"the server floor above for the side's way of syncing: WatchList, or paged list)")
         print()
 
         targets = []
         for name, resource, count in cases:
             q = sync_results[(name, "qcm")]
+            floor = floor_of(name, "qcm")
             for baseline in [BASELINE] + ([PROTOBUF] if resource == "pods" else []):
                 b = sync_results[(name, baseline)]
                 for metric, key, scale in (("sync time", "syncMs", 1), ("peak RSS", "peakRssKiB", 1024)):
                     qv, bv = median(q, key) / scale, median(b, key) / scale
+                    if metric == "sync time" and 0.5 * bv < floor:
+                        # Half of client-go's time is less than the server needs to send the
+                        # objects: the issue's fallback target, 1.1x that floor, applies.
+                        targets.append((name, "sync time", "server floor (WatchList)", qv, floor,
+                                        qv / floor, 1.1, "yes" if qv / floor <= 1.1 else "NO"))
+                        continue
                     targets.append((name, metric, baseline, qv, bv, qv / bv, 0.5,
                                     "yes" if qv / bv <= 0.5 else "NO"))
 
@@ -272,6 +293,8 @@ def run_informer(args, print_table):
         print_table([("case", 24, None), ("metric", 11, None), ("against", 32, None),
                      ("qcm", 9, "{:,.2f}"), ("client-go", 9, "{:,.2f}"), ("qcm / client-go", 15, "{:.2f}x"),
                      ("target", 6, "<={:.1f}x"), ("met", 3, None)], targets, args.markdown)
+        print("(sync time is compared with the server floor instead of client-go when half of "
+              "client-go's time is below that floor: then the target is 1.1x the floor)")
         print("(ms and MiB; qcm / client-go below the target is better"
               f"{'; --quick: not for the record' if quick else ''})")
         print("load average (1, 5, 15 min) at start: {:.2f} {:.2f} {:.2f}, at end: "

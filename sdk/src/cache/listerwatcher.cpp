@@ -5,6 +5,11 @@ namespace qcm::cache {
 
 ListerWatcher::~ListerWatcher() = default;
 
+bool ListerWatcher::isWatchListSemanticsUnsupported() const
+{
+    return false;
+}
+
 RestListerWatcher::RestListerWatcher(client::RestClient *client,
     client::GroupVersionResource resource, QString namespaceName, QString labelSelector,
     QString fieldSelector, bool metadataOnly)

@@ -36,6 +36,12 @@ bool isConnectionRefused(const Status &status)
     return status.code == 0 && status.reason == QLatin1String("ConnectionRefused");
 }
 
+Status veryShortWatch()
+{
+    return Status::transportError(QStringLiteral("VeryShortWatch"),
+        QStringLiteral("the watch lasted less than a second and no items were received"));
+}
+
 } // namespace
 
 Reflector::Reflector(ListerWatcher *listerWatcher, Queue *store, Options options)
@@ -190,7 +196,7 @@ std::optional<Status> Reflector::list()
 std::optional<Status> Reflector::listAndWatch()
 {
     std::shared_ptr<client::WatchStream> streamed;
-    if (m_options.useWatchList) {
+    if (m_options.useWatchList && !m_listerWatcher->isWatchListSemanticsUnsupported()) {
         auto result = watchList();
         if (m_stopped)
             return std::nullopt;
@@ -229,6 +235,7 @@ Result<std::shared_ptr<client::WatchStream>, Status> Reflector::watchList()
         options.sendInitialEvents = true;
         options.resourceVersionMatch = QStringLiteral("NotOlderThan");
         options.timeoutSeconds = watchTimeoutSeconds();
+        const TimePoint start = m_clock->now();
         auto opened = m_listerWatcher->watch(options);
         if (!opened) {
             const Status &status = opened.error();
@@ -253,12 +260,14 @@ Result<std::shared_ptr<client::WatchStream>, Status> Reflector::watchList()
         QString resourceVersion;
         bool besidesAdded = false;
         bool initialEventsEnd = false;
+        int events = 0;
         std::optional<Status> failed;
         while (auto event = stream->next()) {
             if (event->type == WatchEvent::Type::Error) {
                 failed = event->status;
                 break;
             }
+            ++events;
             const Object &object = event->object;
             if (event->type == WatchEvent::Type::Bookmark) {
                 besidesAdded = true;
@@ -315,6 +324,10 @@ Result<std::shared_ptr<client::WatchStream>, Status> Reflector::watchList()
             }
             return *failed;
         }
+        // A stream the server closes at once, with nothing in it, is an error, which makes
+        // this round list instead (client-go's VeryShortWatchError, not retried here).
+        if (events == 0 && m_clock->since(start) < 1s)
+            return veryShortWatch();
         // The stream ended before its initial events did: start again with a clean slate.
     }
 }
@@ -391,9 +404,7 @@ std::optional<Status> Reflector::watchLoop(std::shared_ptr<client::WatchStream> 
         if (m_stopped)
             return std::nullopt;
         if (!ended && events == 0 && m_clock->since(start) < 1s)
-            ended = Status::transportError(QStringLiteral("VeryShortWatch"),
-                QStringLiteral("the watch lasted less than a second and "
-                               "no items were received"));
+            ended = veryShortWatch();
         if (!ended)
             continue; // the server closed the watch at its timeout: watch again
         if (ended->isTooManyRequests()) {

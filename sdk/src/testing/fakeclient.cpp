@@ -23,6 +23,9 @@ public:
     {
         return m_tracker.watch(m_gvr, m_options.namespaceName, withSelectors(options));
     }
+    // The tracker's watches do not stream the initial state: informers list (as client-go's
+    // fake clientset does).
+    bool isWatchListSemanticsUnsupported() const override { return true; }
 
 private:
     ListOptions withSelectors(ListOptions options) const

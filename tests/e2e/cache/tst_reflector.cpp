@@ -43,6 +43,7 @@ void tst_ReflectorE2e::listThenWatchConfigMaps()
     DeltaFifo fifo(options);
     Reflector::Options reflectorOptions;
     reflectorOptions.pageSize = 7; // several pages
+    reflectorOptions.useWatchList = false; // the paged list, not the default stream
     Reflector reflector(&lw, &fifo, reflectorOptions);
     std::thread thread([&] { reflector.run(); });
 

@@ -82,6 +82,10 @@ public:
     // watches a stream that stays open.
     std::deque<qcm::Result<ObjectList, Status>> lists;
     std::deque<qcm::Result<std::shared_ptr<WatchStream>, Status>> watches;
+    // Whether the reflector may stream the initial state (WatchList) from the scripted
+    // watches; off, as client-go's fakes are, so that tests of the list path need not say so.
+    bool watchListSupported = false;
+    bool isWatchListSemanticsUnsupported() const override { return !watchListSupported; }
 
     // Scripts the next watch as a stream the test feeds, and returns it.
     std::shared_ptr<FakeWatch> scriptWatch()

@@ -76,8 +76,10 @@ private slots:
     void relistPageSize();
     void noRelistOnTooManyRequests();
     void watchListStreamsThenWatches();
+    void watchListFallsBackToList_data();
     void watchListFallsBackToList();
     void watchListRestartsIfCutShort();
+    void watchListUnsupportedListerWatcherLists();
     void veryShortWatchIsAnError();
     void backoffDoublesAndCaps();
     void resync();
@@ -273,6 +275,7 @@ void tst_Reflector::watchListStreamsThenWatches()
 {
     qcm::FakeClock clock;
     FakeListerWatcher lw;
+    lw.watchListSupported = true;
     auto w = lw.scriptWatch();
     const fifotest::Known known;
     DeltaFifo::Options fifoOptions;
@@ -304,12 +307,25 @@ void tst_Reflector::watchListStreamsThenWatches()
     QVERIFY(lw.listCalls().isEmpty());
 }
 
-// A server that refuses the streaming request gets a regular list instead.
+// A server that refuses the streaming request, or closes it at once with nothing in it
+// (client-go's VeryShortWatchError), gets a regular list instead of a loop of streams.
+void tst_Reflector::watchListFallsBackToList_data()
+{
+    QTest::addColumn<bool>("refused");
+    QTest::newRow("refused (422)") << true;
+    QTest::newRow("very short stream") << false;
+}
+
 void tst_Reflector::watchListFallsBackToList()
 {
+    QFETCH(bool, refused);
     qcm::FakeClock clock;
     FakeListerWatcher lw;
-    lw.watches.push_back(status(422, "Invalid"));
+    lw.watchListSupported = true;
+    if (refused)
+        lw.watches.push_back(status(422, "Invalid"));
+    else
+        lw.scriptWatch()->close();
     lw.lists.push_back(listOf({cm(QStringLiteral("a"), QStringLiteral("5"))}, QStringLiteral("9")));
     DeltaFifo fifo;
     Reflector reflector(&lw, &fifo, watchListOptions(&clock));
@@ -328,6 +344,7 @@ void tst_Reflector::watchListRestartsIfCutShort()
 {
     qcm::FakeClock clock;
     FakeListerWatcher lw;
+    lw.watchListSupported = true;
     auto first = lw.scriptWatch();
     WatchEvent gone;
     gone.status = status(410, "Expired");
@@ -349,6 +366,23 @@ void tst_Reflector::watchListRestartsIfCutShort()
     third->push(initialEventsEnd(QStringLiteral("12")));
     QTRY_COMPARE(keys(fifo), QStringLiteral("ns/a")); // nothing of the first stream
     QVERIFY(lw.listCalls().isEmpty());
+}
+
+// A ListerWatcher that cannot stream (the fake client's) is listed even with WatchList on.
+void tst_Reflector::watchListUnsupportedListerWatcherLists()
+{
+    qcm::FakeClock clock;
+    FakeListerWatcher lw; // watchListSupported is false
+    lw.lists.push_back(listOf({cm(QStringLiteral("a"), QStringLiteral("5"))}, QStringLiteral("9")));
+    Reflector::Options options = watchListOptions(&clock);
+    QVERIFY(options.useWatchList);
+    DeltaFifo fifo;
+    Reflector reflector(&lw, &fifo, options);
+    Running running(reflector);
+    QTRY_COMPARE(lw.watchCalls().size(), 1);
+    QCOMPARE(lw.listCalls().size(), 1);
+    QVERIFY(!lw.watchCalls()[0].sendInitialEvents);
+    QCOMPARE(keys(fifo), QStringLiteral("ns/a"));
 }
 
 void tst_Reflector::noRelistOnTooManyRequests()

@@ -61,9 +61,10 @@ quint16 unusedPort()
     return server.serverPort(); // closed again when `server` goes
 }
 
-// Just enough of an API server for fixture-configmaps: a list of one ConfigMap, a watch that
-// stays open, and PATCH requests that are never answered, so that the controller's only
-// reconcile blocks in its PATCH until the process ends.
+// Just enough of an API server for fixture-configmaps: a list of one ConfigMap (or a
+// WatchList stream of it), a watch that stays open, and PATCH requests that are never
+// answered, so that the controller's only reconcile blocks in its PATCH until the process
+// ends.
 class StallingApiServer : public QTcpServer
 {
 public:
@@ -86,7 +87,21 @@ private:
             ++patches; // never answered
         } else if (line.contains("watch=true")) {
             socket->write("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
-                          "Transfer-Encoding: chunked\r\n\r\n"); // and nothing more
+                          "Transfer-Encoding: chunked\r\n\r\n"); // and nothing more, but:
+            // the informers' default WatchList stream gets the ConfigMap and the bookmark
+            // that ends the initial events.
+            if (line.contains("sendInitialEvents=true")) {
+                for (const QByteArray event :
+                    {QByteArray(R"({"type":"ADDED","object":{"kind":"ConfigMap","apiVersion":)"
+                                R"("v1","metadata":{"name":"a","namespace":"ns",)"
+                                R"("resourceVersion":"5"}}})"
+                                "\n"),
+                        QByteArray(R"({"type":"BOOKMARK","object":{"kind":"ConfigMap",)"
+                                   R"("apiVersion":"v1","metadata":{"resourceVersion":"10",)"
+                                   R"("annotations":{"k8s.io/initial-events-end":"true"}}}})"
+                                   "\n")})
+                    socket->write(QByteArray::number(event.size(), 16) + "\r\n" + event + "\r\n");
+            }
         } else if (line.startsWith("GET /api/v1/configmaps")) {
             const QByteArray body = R"({"kind":"ConfigMapList","apiVersion":"v1",)"
                                     R"("metadata":{"resourceVersion":"10"},"items":[{"metadata":)"

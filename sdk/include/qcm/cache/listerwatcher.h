@@ -19,6 +19,11 @@ public:
     virtual Result<std::shared_ptr<client::WatchStream>, client::Status> watch(
         const client::ListOptions &options)
         = 0;
+    // True for a lister-watcher whose watch cannot stream the initial state
+    // (sendInitialEvents=true ending in the k8s.io/initial-events-end bookmark): the
+    // reflector then lists even when the WatchListClient feature is on (client-go's
+    // watchlist.DoesClientNotSupportWatchListSemantics; its fake clientset says so too).
+    virtual bool isWatchListSemanticsUnsupported() const;
 };
 
 // Lists and watches one resource, in one namespace or all (empty), with the selectors given.

@@ -2,6 +2,9 @@
 // Reflector: keeps an informer queue (Queue) in step with the server by listing and watching one
 // resource (client-go's cache.Reflector and its ListAndWatch).
 //
+//   * With Options::useWatchList (the default) a round starts with one WatchList stream
+//     instead of a list; a stream that fails, or ends within 1 s with no event, falls back to
+//     the list below for that round (client-go's ListAndWatch).
 //   * The first list asks for resourceVersion "0" (the apiserver's cache); later lists ask
 //     for the last synced version; after 410 Expired or "too large resource version" the
 //     list is retried at once with "" (a quorum read).
@@ -26,6 +29,7 @@
 
 #include <qcm/cache/listerwatcher.h>
 #include <qcm/cache/queue.h>
+#include <qcm/features/features.h>
 
 #include <atomic>
 #include <functional>
@@ -52,8 +56,11 @@ public:
         // WatchList streaming (client-go's WatchListClient): one watch with
         // sendInitialEvents=true and resourceVersionMatch=NotOlderThan streams the current
         // objects, ends them with a bookmark annotated k8s.io/initial-events-end, and goes on
-        // as the watch. If the server can't, a regular list is done instead.
-        bool useWatchList = false;
+        // as the watch. On by default, as in client-go (features.h; KUBE_FEATURE_
+        // WatchListClient=false turns it off), unless the ListerWatcher cannot stream. When
+        // the stream fails for any reason but 410, 429 or a refused connection (which it
+        // retries), that round lists instead; the next round tries the stream again.
+        bool useWatchList = features::enabled(features::Feature::WatchListClient);
     };
 
     Reflector(ListerWatcher *listerWatcher, Queue *store, Options options);

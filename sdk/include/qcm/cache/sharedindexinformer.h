@@ -42,7 +42,9 @@ public:
         Indexers indexers {{NamespaceIndex, metaNamespaceIndexFunc}};
         Clock *clock = nullptr;
         int pageSize = 0; // the reflector's; 0: client-go's choice (reflector.h)
-        bool useWatchList = false; // WatchList streaming instead of list (reflector.h)
+        // WatchList streaming instead of a list; on unless KUBE_FEATURE_WatchListClient=false
+        // (reflector.h, features.h).
+        bool useWatchList = features::enabled(features::Feature::WatchListClient);
         enum class QueueKind { RealFifo, DeltaFifo };
         QueueKind queue = QueueKind::RealFifo;
         InformerNameAndResource identifier; // metrics are recorded only if reserved
