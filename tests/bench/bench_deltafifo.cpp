@@ -11,8 +11,10 @@
 //   BM_DeltaFifoUpdatesPop         (b) per key: add, then 3 updates (4 deltas per key);
 //                                      then pop the 1000 keys, 4 deltas each.
 //   BM_DeltaFifoProducerConsumer   (c) one thread adds the 1000 objects 10 times over while
-//                                      another pops until it has seen all 10,000 deltas (the
-//                                      informer's shape: reflector thread, processing thread).
+//                                      another pops until it has seen all 10,000 deltas
+//                                      (client-go's informer's shape, reflector and
+//                                      processLoop; qcm's informer drains on the reflector's
+//                                      thread since issue 15).
 // One iteration is the whole batch; a fresh FIFO per iteration.
 #include <qcm/cache/deltafifo.h>
 

@@ -162,7 +162,7 @@ int runSync(const Setup &setup)
     SharedIndexInformer *informer
         = factory.informerFor(resourceOf(setup.resource), {setup.namespaceName, {}, {}, false});
 
-    // Done when the informer has synced (synced(), from its processing thread) and the
+    // Done when the informer has synced (synced(), from its reflector thread) and the
     // handler has seen every initial add (on this thread), in whichever order they come.
     QObject receiver;
     int adds = 0;

@@ -200,27 +200,42 @@ Result<Deltas> DeltaFifo::pop(const Process &process)
                 return Error {{}, {}, closedError()};
             m_changed.wait(lock);
         }
-        // Computed before the counter moves: the last item of the first list is still "in".
-        const bool isInInitialList = !hasSyncedLocked();
-        const QString key = m_queue.front();
-        m_queue.pop_front();
-        if (m_initialPopulationCount > 0) {
-            --m_initialPopulationCount;
-            checkSyncedLocked();
-        }
-        auto it = m_items.find(key);
-        if (it == m_items.end())
-            continue; // cannot happen: every queued key has items
-        Deltas deltas = std::move(*it);
-        m_items.erase(it);
-        m_options.metrics.setQueuedItems(m_queue.size());
-        if (process) {
-            if (auto error = m_options.metrics.timeProcessing(
-                    [&] { return process(deltas, isInInitialList); }))
-                return *error;
-        }
-        return deltas;
+        if (auto popped = popLocked(process))
+            return std::move(*popped);
     }
+}
+
+std::optional<Result<Deltas>> DeltaFifo::tryPop(const Process &process)
+{
+    std::lock_guard lock(m_mutex);
+    while (!m_queue.empty())
+        if (auto popped = popLocked(process))
+            return popped;
+    return std::nullopt;
+}
+
+std::optional<Result<Deltas>> DeltaFifo::popLocked(const Process &process)
+{
+    // Computed before the counter moves: the last item of the first list is still "in".
+    const bool isInInitialList = !hasSyncedLocked();
+    const QString key = m_queue.front();
+    m_queue.pop_front();
+    if (m_initialPopulationCount > 0) {
+        --m_initialPopulationCount;
+        checkSyncedLocked();
+    }
+    auto it = m_items.find(key);
+    if (it == m_items.end())
+        return std::nullopt; // cannot happen: every queued key has items
+    Deltas deltas = std::move(*it);
+    m_items.erase(it);
+    m_options.metrics.setQueuedItems(m_queue.size());
+    if (process) {
+        if (auto error
+            = m_options.metrics.timeProcessing([&] { return process(deltas, isInInitialList); }))
+            return Result<Deltas>(*error);
+    }
+    return Result<Deltas>(std::move(deltas));
 }
 
 void DeltaFifo::close()

@@ -173,6 +173,19 @@ Result<Deltas> RealFifo::pop(const Process &process)
             return Error {{}, {}, closedError()};
         m_changed.wait(lock);
     }
+    return popLocked(process);
+}
+
+std::optional<Result<Deltas>> RealFifo::tryPop(const Process &process)
+{
+    std::lock_guard lock(m_mutex);
+    if (m_items.empty())
+        return std::nullopt;
+    return popLocked(process);
+}
+
+Result<Deltas> RealFifo::popLocked(const Process &process)
+{
     const bool isInInitialList = !hasSyncedLocked();
     Deltas deltas {std::move(m_items.front())};
     m_items.pop_front();

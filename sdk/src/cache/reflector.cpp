@@ -87,6 +87,12 @@ void Reflector::setLastSync(const QString &resourceVersion)
     m_lastSyncResourceVersion = resourceVersion;
 }
 
+void Reflector::stored()
+{
+    if (m_options.afterStore)
+        m_options.afterStore();
+}
+
 bool Reflector::sleep(Duration d)
 {
     std::unique_lock lock(m_mutex);
@@ -187,7 +193,9 @@ std::optional<Status> Reflector::list()
         m_paginatedResult = true;
     m_listedOnce = true;
     m_lastSyncUnavailable = false;
-    if (auto error = m_store->replace(items, resourceVersion))
+    const std::optional<Error> error = m_store->replace(items, resourceVersion);
+    stored();
+    if (error)
         return Status::transportError(QStringLiteral("StoreError"), error->toString());
     setLastSync(resourceVersion);
     return std::nullopt;
@@ -300,7 +308,9 @@ Result<std::shared_ptr<client::WatchStream>, Status> Reflector::watchList()
             items.removeIf([](const Object &o) { return o.isEmpty(); });
             m_lastSyncUnavailable = false;
             m_listedOnce = true;
-            if (auto error = m_store->replace(items, resourceVersion)) {
+            const std::optional<Error> error = m_store->replace(items, resourceVersion);
+            stored();
+            if (error) {
                 stream->stop();
                 return Status::transportError(QStringLiteral("StoreError"), error->toString());
             }
@@ -343,8 +353,10 @@ std::optional<Status> Reflector::watchLoop(std::shared_ptr<client::WatchStream> 
     std::unique_ptr<Timer> resync;
     if (m_options.resyncPeriod > Duration::zero()) {
         resync = m_clock->newTimer([this, &resync] {
-            if (!m_options.shouldResync || m_options.shouldResync())
+            if (!m_options.shouldResync || m_options.shouldResync()) {
                 m_store->resync();
+                stored();
+            }
             resync->reset(m_clock->now() + m_options.resyncPeriod);
         });
         resync->reset(m_clock->now() + m_options.resyncPeriod);
@@ -393,6 +405,8 @@ std::optional<Status> Reflector::watchLoop(std::shared_ptr<client::WatchStream> 
             case WatchEvent::Type::Error:
                 break;
             }
+            if (event->type != WatchEvent::Type::Bookmark)
+                stored();
             if (error)
                 qCWarning(lcReflector, "could not store a watch event: %s",
                     qPrintable(error->toString()));

@@ -274,16 +274,13 @@ void SharedIndexInformer::recordStoreResourceVersion(const Object &object)
         m_storeResourceVersion->set(*value);
 }
 
-void SharedIndexInformer::processLoop()
+void SharedIndexInformer::drain()
 {
-    for (;;) {
-        auto popped = m_fifo->pop([this](const Deltas &deltas, bool isInInitialList) {
-            handleDeltas(deltas, isInInitialList);
-            return std::optional<Error>();
-        });
-        if (!popped && m_fifo->isClosed())
-            return;
-    }
+    const Queue::Process process = [this](const Deltas &deltas, bool isInInitialList) {
+        handleDeltas(deltas, isInInitialList);
+        return std::optional<Error>();
+    };
+    while (m_tryPop(process)) { }
 }
 
 std::optional<Error> SharedIndexInformer::addIndexers(const Indexers &indexers)
@@ -310,14 +307,18 @@ void SharedIndexInformer::start()
         fifoOptions.transformer = m_transform;
         fifoOptions.onSynced = onSynced;
         fifoOptions.metrics = fifoMetrics;
-        m_fifo = std::make_unique<DeltaFifo>(fifoOptions);
+        auto fifo = std::make_unique<DeltaFifo>(fifoOptions);
+        m_tryPop = [queue = fifo.get()](const Queue::Process &p) { return queue->tryPop(p); };
+        m_fifo = std::move(fifo);
     } else {
         RealFifo::Options fifoOptions;
         fifoOptions.knownObjects = &m_indexer;
         fifoOptions.transformer = m_transform;
         fifoOptions.onSynced = onSynced;
         fifoOptions.metrics = fifoMetrics;
-        m_fifo = std::make_unique<RealFifo>(fifoOptions);
+        auto fifo = std::make_unique<RealFifo>(fifoOptions);
+        m_tryPop = [queue = fifo.get()](const Queue::Process &p) { return queue->tryPop(p); };
+        m_fifo = std::move(fifo);
     }
     m_storeResourceVersion
         = newStoreResourceVersionGauge(m_options.identifier, m_options.metricsProvider);
@@ -328,8 +329,8 @@ void SharedIndexInformer::start()
     reflectorOptions.useWatchList = m_options.useWatchList;
     reflectorOptions.watchErrorHandler = m_watchErrorHandler;
     reflectorOptions.shouldResync = [this] { return shouldResync(); };
+    reflectorOptions.afterStore = [this] { drain(); };
     m_reflector = std::make_unique<Reflector>(m_listerWatcher, m_fifo.get(), reflectorOptions);
-    m_processThread = std::thread([this] { processLoop(); });
     m_reflectorThread = std::thread([this] { m_reflector->run(); });
 }
 
@@ -344,7 +345,6 @@ void SharedIndexInformer::stop()
     m_reflector->stop();
     m_reflectorThread.join();
     m_fifo->close();
-    m_processThread.join();
 }
 
 bool SharedIndexInformer::isStarted() const

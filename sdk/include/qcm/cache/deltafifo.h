@@ -16,8 +16,9 @@
 // client-go walks maps in random order in replace(); qcm queues the tombstones of queued keys
 // in queue order and those of known keys in key order, one of the orders client-go may use.
 //
-// Thread safety: every method is safe from any thread; pop() blocks; process runs under the
-// FIFO's lock, as in client-go, so it must not call back into the FIFO.
+// Thread safety: every method is safe from any thread; pop() blocks, tryPop() does not;
+// process runs under the FIFO's lock, as in client-go, so it must not call back into the
+// FIFO.
 #pragma once
 
 #include <qcm/cache/delta.h>
@@ -63,6 +64,8 @@ public:
     // The deltas of the oldest queued key, passed to `process` (with isInInitialList) under
     // the lock and then returned. Blocks while the queue is empty; an error once it is closed.
     Result<Deltas> pop(const Process &process) override;
+    // pop() that does not wait: nothing when the queue is empty (closed or not).
+    std::optional<Result<Deltas>> tryPop(const Process &process);
     void close() override;
     bool isClosed() const override;
     bool hasSynced() const override;
@@ -78,6 +81,8 @@ private:
         std::variant<Object, DeletedFinalStateUnknown> object);
     std::optional<Error> syncKeyLocked(const QString &key);
     bool hasSyncedLocked() const { return m_populated && m_initialPopulationCount == 0; }
+    // The oldest key's deltas; nothing if the key had none (m_queue is not empty).
+    std::optional<Result<Deltas>> popLocked(const Process &process);
     void checkSyncedLocked();
 
     Options m_options;

@@ -15,8 +15,9 @@
 // client-go lists known keys in the store's order; qcm walks them sorted, one order client-go
 // may produce. client-go requires knownObjects; without one qcm knows no keys.
 //
-// Thread safety: every method is safe from any thread; pop() blocks; process runs under the
-// FIFO's lock, as in client-go, so it must not call back into the FIFO.
+// Thread safety: every method is safe from any thread; pop() blocks, tryPop() does not;
+// process runs under the FIFO's lock, as in client-go, so it must not call back into the
+// FIFO.
 #pragma once
 
 #include <qcm/cache/informermetrics.h>
@@ -56,6 +57,8 @@ public:
 
     // One delta, as a Deltas of one item.
     Result<Deltas> pop(const Process &process) override;
+    // pop() that does not wait: nothing when the queue is empty (closed or not).
+    std::optional<Result<Deltas>> tryPop(const Process &process);
     void close() override;
     bool isClosed() const override;
     bool hasSynced() const override;
@@ -68,6 +71,7 @@ private:
     std::optional<Error> addToItemsLocked(
         DeltaType type, bool skipTransform, std::variant<Object, DeletedFinalStateUnknown> object);
     bool hasSyncedLocked() const { return m_syncedReported; }
+    Result<Deltas> popLocked(const Process &process); // m_items is not empty
     void checkSyncedLocked();
     void recordQueuedLocked();
 

@@ -61,6 +61,10 @@ public:
         // the stream fails for any reason but 410, 429 or a refused connection (which it
         // retries), that round lists instead; the next round tries the stream again.
         bool useWatchList = features::enabled(features::Feature::WatchListClient);
+        // Called after every write to the store (add, update, remove, replace, resync), on the
+        // thread that wrote it: run()'s, or the clock's for a resync. The informer drains its
+        // queue here, so that an event is processed on the thread that received it.
+        std::function<void()> afterStore;
     };
 
     Reflector(ListerWatcher *listerWatcher, Queue *store, Options options);
@@ -87,6 +91,7 @@ private:
     bool sleep(Duration d);
     Duration nextBackoff();
     void setLastSync(const QString &resourceVersion);
+    void stored(); // Options::afterStore, if any
 
     ListerWatcher *const m_listerWatcher;
     Queue *const m_store;

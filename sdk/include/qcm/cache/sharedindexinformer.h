@@ -2,10 +2,12 @@
 // SharedIndexInformer: one list+watch of a resource, a local indexed cache, and event
 // handlers (client-go's cache.SharedIndexInformer).
 //
-// start() runs a Reflector and a processing loop on two threads of the informer's own. The
-// loop pops the queue (a RealFifo by default, as in client-go since 1.33, or a DeltaFifo:
-// Options::queue), updates the Indexer and notifies every handler: Sync, Replaced,
-// Added and Updated become onUpdate(old, new) for a key in the cache and onAdd otherwise;
+// start() runs a Reflector on a thread of the informer's own. After each write to the queue
+// (a RealFifo by default, as in client-go since 1.33, or a DeltaFifo: Options::queue) the
+// same thread drains it (client-go's processLoop, without a thread of its own: one hand-off
+// less per event, docs/architecture.md), updates the Indexer and notifies every handler:
+// Sync, Replaced, Added and Updated become onUpdate(old, new) for a key in the cache and
+// onAdd otherwise;
 // Deleted becomes onDelete. An update whose resourceVersion did not change is a resync and
 // goes only to handlers whose own resync period is due (periods are at least 1 s, and never
 // below the informer's check period once started). A handler added after start is replayed
@@ -15,7 +17,7 @@
 // Options::identifier the informer records client-go's informer metrics (informermetrics.h).
 //
 // Thread safety: every method is safe from any thread. synced() is emitted once, from the
-// informer's processing thread.
+// thread that drained the queue's last initial item (the reflector's).
 #pragma once
 
 #include <qcm/cache/indexer.h>
@@ -78,7 +80,8 @@ signals:
     void synced();
 
 private:
-    void processLoop();
+    // Processes everything queued, on the calling thread (the Reflector's afterStore).
+    void drain();
     void handleDeltas(const Deltas &deltas, bool isInInitialList);
     void distributeAdd(const client::Object &object, bool isInInitialList);
     void distributeUpdate(
@@ -97,6 +100,7 @@ private:
     Clock *m_clock;
     Indexer m_indexer;
     std::unique_ptr<Queue> m_fifo;
+    std::function<std::optional<Result<Deltas>>(const Queue::Process &)> m_tryPop; // m_fifo's
     std::unique_ptr<SettableGaugeMetric> m_storeResourceVersion; // null: not recorded
     std::unique_ptr<Reflector> m_reflector;
     std::function<Result<client::Object>(client::Object)> m_transform;
@@ -109,7 +113,6 @@ private:
     bool m_stopped = false;
     std::atomic<bool> m_synced {false};
     std::thread m_reflectorThread;
-    std::thread m_processThread;
 };
 
 // Waits until every informer has synced, or `timeout` passes; true if they all synced.
