@@ -348,6 +348,32 @@ int Reflector::watchTimeoutSeconds()
     return int(std::chrono::duration<double>(MinWatchTimeout).count() * factor);
 }
 
+void Reflector::storeWatchEvent(const WatchEvent &event)
+{
+    const QString version = event.object.resourceVersion();
+    std::optional<Error> error;
+    switch (event.type) {
+    case WatchEvent::Type::Added:
+        error = m_store->add(event.object);
+        break;
+    case WatchEvent::Type::Modified:
+        error = m_store->update(event.object);
+        break;
+    case WatchEvent::Type::Deleted:
+        error = m_store->remove(event.object);
+        break;
+    case WatchEvent::Type::Bookmark:
+    case WatchEvent::Type::Error:
+        break;
+    }
+    if (event.type != WatchEvent::Type::Bookmark)
+        stored();
+    if (error)
+        qCWarning(lcReflector, "could not store a watch event: %s", qPrintable(error->toString()));
+    if (!version.isEmpty())
+        setLastSync(version);
+}
+
 std::optional<Status> Reflector::watchLoop(std::shared_ptr<client::WatchStream> streamed)
 {
     std::unique_ptr<Timer> resync;
@@ -380,40 +406,26 @@ std::optional<Status> Reflector::watchLoop(std::shared_ptr<client::WatchStream> 
             return status;
         }
         setWatch(*opened);
+        const std::shared_ptr<client::WatchStream> stream = *opened;
         const TimePoint start = m_clock->now();
-        int events = 0;
+        std::atomic<int> events {0};
         std::optional<Status> ended;
-        while (auto event = (*opened)->next()) {
+        // Where the stream can, its events are stored on the thread that receives them (the
+        // REST client's I/O thread), one thread hand-off less; this thread waits for the end.
+        stream->setEventSink([this, &events](const WatchEvent &event) {
+            ++events;
+            storeWatchEvent(event);
+        });
+        while (auto event = stream->next()) {
             if (event->type == WatchEvent::Type::Error) {
                 ended = event->status;
                 break;
             }
             ++events;
-            const QString version = event->object.resourceVersion();
-            std::optional<Error> error;
-            switch (event->type) {
-            case WatchEvent::Type::Added:
-                error = m_store->add(event->object);
-                break;
-            case WatchEvent::Type::Modified:
-                error = m_store->update(event->object);
-                break;
-            case WatchEvent::Type::Deleted:
-                error = m_store->remove(event->object);
-                break;
-            case WatchEvent::Type::Bookmark:
-            case WatchEvent::Type::Error:
-                break;
-            }
-            if (event->type != WatchEvent::Type::Bookmark)
-                stored();
-            if (error)
-                qCWarning(lcReflector, "could not store a watch event: %s",
-                    qPrintable(error->toString()));
-            if (!version.isEmpty())
-                setLastSync(version);
+            storeWatchEvent(*event);
         }
-        (*opened)->stop();
+        stream->setEventSink({}); // no sink call runs or follows once this returns
+        stream->stop();
         setWatch(nullptr);
         if (m_stopped)
             return std::nullopt;

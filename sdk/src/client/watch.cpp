@@ -40,11 +40,35 @@ void Watch::attach(QNetworkReply *reply)
 void Watch::deliver(const WatchEvent &event)
 {
     {
-        std::lock_guard lock(m_mutex);
-        m_events.push_back(event);
+        std::lock_guard delivering(m_sinkMutex);
+        if (m_sink && event.type != WatchEvent::Type::Error) {
+            m_sink(event);
+        } else {
+            {
+                std::lock_guard lock(m_mutex);
+                m_events.push_back(event);
+            }
+            m_changed.notify_all();
+        }
     }
-    m_changed.notify_all();
     emit eventReceived(event);
+}
+
+bool Watch::setEventSink(EventSink sink)
+{
+    std::lock_guard delivering(m_sinkMutex);
+    std::deque<WatchEvent> waiting;
+    if (sink) {
+        std::lock_guard lock(m_mutex);
+        while (!m_events.empty() && m_events.front().type != WatchEvent::Type::Error) {
+            waiting.push_back(std::move(m_events.front()));
+            m_events.pop_front();
+        }
+    }
+    m_sink = std::move(sink);
+    for (const WatchEvent &event : waiting)
+        m_sink(event);
+    return true;
 }
 
 void Watch::onReadyRead()

@@ -6,6 +6,11 @@ namespace qcm::client {
 
 WatchStream::~WatchStream() = default;
 
+bool WatchStream::setEventSink(EventSink)
+{
+    return false;
+}
+
 namespace {
 
 WatchEvent malformed(const QString &why)

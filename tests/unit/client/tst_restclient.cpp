@@ -168,6 +168,7 @@ private slots:
     void noProbesWithoutReadIdleTimeout();
     void responseOverTheLimit();
     void watchEventOverTheLimit();
+    void watchEventSink();
     void execCredentialReRunAfter401();
     void blockingCallOnTheIoThreadIsRefused();
     void connectionRefused();
@@ -511,6 +512,62 @@ void tst_RestClientUnit::watchEventOverTheLimit()
     auto second = watch->next(10s);
     QVERIFY(second.has_value());
     QCOMPARE(second->object.name(), QStringLiteral("small"));
+}
+
+// WatchStream::setEventSink: the events already waiting go to the sink first, in order, on
+// the caller's thread; an Error event and what follows it stay for next(); events arriving
+// later go to the sink on the I/O thread; after detaching, next() has them again.
+void tst_RestClientUnit::watchEventSink()
+{
+    FakeServer server;
+    std::atomic<int> watches {0};
+    std::atomic<bool> sinkSet {false};
+    server.handler = [&watches, &sinkSet](const SeenRequest &) {
+        auto event = [](const char *name) {
+            return QByteArray(R"({"type":"ADDED","object":{"metadata":{"name":")") + name
+                + R"("}}})" + "\n";
+        };
+        if (watches++ == 0)
+            return Reply {200, {},
+                event("a") + event("b") + R"({"type":"ERROR","object":{"kind":"Status",)"
+                    + R"("code":410,"reason":"Expired"}})" + "\n" + event("c")};
+        // The second watch is answered only once its sink is set.
+        for (int i = 0; i < 1000 && !sinkSet; ++i)
+            QThread::msleep(10);
+        return Reply {200, {}, event("d")};
+    };
+    RestClient client(configFor(server));
+    const GroupVersionResource configMaps {
+        QString(), QStringLiteral("v1"), QStringLiteral("configmaps")};
+    auto watch = client.watch(configMaps, QStringLiteral("n"));
+    QTRY_VERIFY(watch->isFinished()); // every event is waiting
+    QStringList sunk;
+    QVERIFY(watch->setEventSink([&sunk](const WatchEvent &e) { sunk << e.object.name(); }));
+    QCOMPARE(sunk, (QStringList {QStringLiteral("a"), QStringLiteral("b")}));
+    auto error = watch->next(10s);
+    QVERIFY(error && error->type == WatchEvent::Type::Error);
+    QCOMPARE(error->status.code, 410);
+    auto after = watch->next(10s);
+    QVERIFY(after && after->object.name() == QLatin1String("c"));
+    QVERIFY(!watch->next(10s)); // finished
+
+    // Set before anything arrives: the event goes to the sink, on the I/O thread.
+    auto second = client.watch(configMaps, QStringLiteral("n"));
+    std::mutex mutex;
+    QStringList live;
+    bool onCallerThread = true;
+    QVERIFY(second->setEventSink([&](const WatchEvent &e) {
+        std::lock_guard lock(mutex);
+        live << e.object.name();
+        onCallerThread = QThread::currentThread() == QCoreApplication::instance()->thread();
+    }));
+    sinkSet = true;
+    QTRY_VERIFY(second->isFinished());
+    QVERIFY(!second->next(10s)); // nothing was left for next()
+    QVERIFY(second->setEventSink({}));
+    std::lock_guard lock(mutex);
+    QCOMPARE(live, QStringList {QStringLiteral("d")});
+    QVERIFY(!onCallerThread);
 }
 
 void tst_RestClientUnit::execCredentialReRunAfter401()

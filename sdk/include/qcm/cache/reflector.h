@@ -12,6 +12,9 @@
 //     for the first list ("0") and for every list once that first list came in pages (the
 //     resource has no watch cache), and no paging for a list at a given version, so that the
 //     apiserver's watch cache answers it. If a continue token expires mid-list, one full list.
+//   * A watch's events are stored on the thread that receives them when the stream can
+//     (WatchStream::setEventSink: client::Watch, on the REST client's I/O thread), else on
+//     run()'s thread.
 //   * Watches resume from the last synced version with bookmarks and a random timeout in
 //     [300, 600) s. Bookmarks only move the version. A watch the server ends normally is
 //     simply opened again.
@@ -62,7 +65,8 @@ public:
         // retries), that round lists instead; the next round tries the stream again.
         bool useWatchList = features::enabled(features::Feature::WatchListClient);
         // Called after every write to the store (add, update, remove, replace, resync), on the
-        // thread that wrote it: run()'s, or the clock's for a resync. The informer drains its
+        // thread that wrote it: run()'s, the stream's receiving thread for a watch event
+        // (WatchStream::setEventSink), or the clock's for a resync. The informer drains its
         // queue here, so that an event is processed on the thread that received it.
         std::function<void()> afterStore;
     };
@@ -92,6 +96,8 @@ private:
     Duration nextBackoff();
     void setLastSync(const QString &resourceVersion);
     void stored(); // Options::afterStore, if any
+    // One watch event into the store, and its version; on the thread that received it.
+    void storeWatchEvent(const client::WatchEvent &event);
 
     ListerWatcher *const m_listerWatcher;
     Queue *const m_store;

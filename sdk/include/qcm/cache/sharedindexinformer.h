@@ -4,8 +4,9 @@
 //
 // start() runs a Reflector on a thread of the informer's own. After each write to the queue
 // (a RealFifo by default, as in client-go since 1.33, or a DeltaFifo: Options::queue) the
-// same thread drains it (client-go's processLoop, without a thread of its own: one hand-off
-// less per event, docs/architecture.md), updates the Indexer and notifies every handler:
+// thread that wrote it drains it (client-go's processLoop, without a thread of its own; for
+// a watch event that is the REST client's I/O thread, which decoded it: docs/architecture.md),
+// updates the Indexer and notifies every handler:
 // Sync, Replaced, Added and Updated become onUpdate(old, new) for a key in the cache and
 // onAdd otherwise;
 // Deleted becomes onDelete. An update whose resourceVersion did not change is a resync and
@@ -13,11 +14,13 @@
 // below the informer's check period once started). A handler added after start is replayed
 // the cache as adds with isInInitialList. Each handler gets its notifications through its
 // receiver's event loop, so a slow handler never blocks the informer or the others.
-// setTransform() and setWatchErrorHandler() are refused once started. With a reserved
+// setTransform() and setWatchErrorHandler() are refused once started; the transform runs
+// where the queue is written (for watch events, the REST client's I/O thread), so it must be
+// quick. With a reserved
 // Options::identifier the informer records client-go's informer metrics (informermetrics.h).
 //
 // Thread safety: every method is safe from any thread. synced() is emitted once, from the
-// thread that drained the queue's last initial item (the reflector's).
+// thread that drained the queue's last initial item (the reflector's, or the I/O thread).
 #pragma once
 
 #include <qcm/cache/indexer.h>

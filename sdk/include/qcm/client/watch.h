@@ -10,7 +10,7 @@
 // fails in transport delivers one Error event with the Status, then finishes. stop() ends it
 // early; destroying the last shared_ptr stops it too.
 //
-// Thread safety: next(), stop() and the getters are safe from any thread.
+// Thread safety: next(), stop(), setEventSink() and the getters are safe from any thread.
 #pragma once
 
 #include <qcm/client/watchdecoder.h>
@@ -41,6 +41,7 @@ public:
     // `timeout` passes first.
     std::optional<WatchEvent> next(Duration timeout = Duration::max()) override;
     void stop() override;
+    bool setEventSink(EventSink sink) override;
     bool isFinished() const;
     bool usedHttp2() const;
 
@@ -59,6 +60,10 @@ private:
 
     WatchDecoder m_decoder; // I/O thread only
     QPointer<QNetworkReply> m_reply; // I/O thread only
+    // Held while an event is delivered, and while the sink is set or detached; taken before
+    // m_mutex when both are.
+    std::mutex m_sinkMutex;
+    EventSink m_sink; // guarded by m_sinkMutex
     mutable std::mutex m_mutex;
     std::condition_variable m_changed;
     std::deque<WatchEvent> m_events; // guarded by m_mutex
