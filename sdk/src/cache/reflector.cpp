@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <qcm/cache/reflector.h>
 
-#include <qcm/cache/keys.h>
+#include "initialevents_p.h"
 
 #include <QtCore/QLoggingCategory>
 
@@ -262,53 +262,27 @@ Result<std::shared_ptr<client::WatchStream>, Status> Reflector::watchList()
         const std::shared_ptr<client::WatchStream> stream = *opened;
         setWatch(stream);
         // The initial events go to a temporary store, replaced into the queue at once when
-        // the bookmark that ends them arrives.
-        QHash<QString, qsizetype> index;
-        QList<Object> items;
-        QString resourceVersion;
-        bool besidesAdded = false;
-        bool initialEventsEnd = false;
-        int events = 0;
+        // the bookmark that ends them arrives. Where the stream can, they are collected on the
+        // thread that receives them, and this thread wakes only for that bookmark (which the
+        // sink leaves to next(), with everything after it) or an error.
+        InitialEvents initial;
+        stream->setEventSink([&initial](const WatchEvent &event) { return initial.take(event); });
         std::optional<Status> failed;
         while (auto event = stream->next()) {
             if (event->type == WatchEvent::Type::Error) {
                 failed = event->status;
                 break;
             }
-            ++events;
-            const Object &object = event->object;
-            if (event->type == WatchEvent::Type::Bookmark) {
-                besidesAdded = true;
-                initialEventsEnd
-                    = object.annotations().value(QStringLiteral("k8s.io/initial-events-end"))
-                    == QLatin1String("true");
-            } else if (auto key = metaNamespaceKey(object)) {
-                if (event->type != WatchEvent::Type::Added)
-                    besidesAdded = true;
-                const auto at = index.constFind(*key);
-                if (event->type == WatchEvent::Type::Deleted) {
-                    if (at != index.constEnd()) {
-                        items[*at] = Object();
-                        index.erase(at);
-                    }
-                } else if (at != index.constEnd()) {
-                    items[*at] = object;
-                } else {
-                    index.insert(*key, items.size());
-                    items << object;
-                }
-            }
-            // Only past the synthetic Added events is a version a point to resume from.
-            if (besidesAdded && !object.resourceVersion().isEmpty())
-                resourceVersion = object.resourceVersion();
-            if (initialEventsEnd)
-                break;
+            if (!initial.take(*event))
+                break; // the bookmark that ends the initial events
         }
-        if (initialEventsEnd) {
-            items.removeIf([](const Object &o) { return o.isEmpty(); });
+        stream->setEventSink({}); // no sink call runs or follows once this returns
+        if (initial.ended() && !failed) {
             m_lastSyncUnavailable = false;
             m_listedOnce = true;
-            const std::optional<Error> error = m_store->replace(items, resourceVersion);
+            const QString resourceVersion = initial.resourceVersion();
+            const std::optional<Error> error
+                = m_store->replace(initial.takeItems(), resourceVersion);
             stored();
             if (error) {
                 stream->stop();
@@ -317,6 +291,7 @@ Result<std::shared_ptr<client::WatchStream>, Status> Reflector::watchList()
             setLastSync(resourceVersion);
             return stream; // the same watch goes on as the informer's watch
         }
+        const int events = initial.events();
         stream->stop();
         setWatch(nullptr);
         if (m_stopped)
@@ -415,6 +390,7 @@ std::optional<Status> Reflector::watchLoop(std::shared_ptr<client::WatchStream> 
         stream->setEventSink([this, &events](const WatchEvent &event) {
             ++events;
             storeWatchEvent(event);
+            return true;
         });
         while (auto event = stream->next()) {
             if (event->type == WatchEvent::Type::Error) {

@@ -41,9 +41,12 @@ void Watch::deliver(const WatchEvent &event)
 {
     {
         std::lock_guard delivering(m_sinkMutex);
-        if (m_sink && event.type != WatchEvent::Type::Error) {
-            m_sink(event);
-        } else {
+        // Nothing may overtake an event that waits for next().
+        const bool sinkMayTake = m_sink && event.type != WatchEvent::Type::Error && [this] {
+            std::lock_guard lock(m_mutex);
+            return m_events.empty();
+        }();
+        if (!sinkMayTake || !m_sink(event)) {
             {
                 std::lock_guard lock(m_mutex);
                 m_events.push_back(event);
@@ -57,18 +60,27 @@ void Watch::deliver(const WatchEvent &event)
 bool Watch::setEventSink(EventSink sink)
 {
     std::lock_guard delivering(m_sinkMutex);
-    std::deque<WatchEvent> waiting;
-    if (sink) {
-        std::lock_guard lock(m_mutex);
-        while (!m_events.empty() && m_events.front().type != WatchEvent::Type::Error) {
-            waiting.push_back(std::move(m_events.front()));
+    m_sink = std::move(sink);
+    if (!m_sink)
+        return true;
+    // The waiting events, oldest first, until one is an Error or declined. The I/O thread
+    // cannot add any meanwhile (it delivers under m_sinkMutex), and next() is not running
+    // (the contract: the consumer sets its sink), so a declined event goes back in front.
+    for (;;) {
+        WatchEvent front;
+        {
+            std::lock_guard lock(m_mutex);
+            if (m_events.empty() || m_events.front().type == WatchEvent::Type::Error)
+                return true;
+            front = std::move(m_events.front());
             m_events.pop_front();
         }
+        if (!m_sink(front)) {
+            std::lock_guard lock(m_mutex);
+            m_events.push_front(std::move(front));
+            return true;
+        }
     }
-    m_sink = std::move(sink);
-    for (const WatchEvent &event : waiting)
-        m_sink(event);
-    return true;
 }
 
 void Watch::onReadyRead()

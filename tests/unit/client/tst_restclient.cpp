@@ -515,8 +515,8 @@ void tst_RestClientUnit::watchEventOverTheLimit()
 }
 
 // WatchStream::setEventSink: the events already waiting go to the sink first, in order, on
-// the caller's thread; an Error event and what follows it stay for next(); events arriving
-// later go to the sink on the I/O thread; after detaching, next() has them again.
+// the caller's thread, until one is declined or an Error; those stay for next(); events
+// arriving later go to the sink on the I/O thread.
 void tst_RestClientUnit::watchEventSink()
 {
     FakeServer server;
@@ -541,9 +541,14 @@ void tst_RestClientUnit::watchEventSink()
         QString(), QStringLiteral("v1"), QStringLiteral("configmaps")};
     auto watch = client.watch(configMaps, QStringLiteral("n"));
     QTRY_VERIFY(watch->isFinished()); // every event is waiting
-    QStringList sunk;
-    QVERIFY(watch->setEventSink([&sunk](const WatchEvent &e) { sunk << e.object.name(); }));
-    QCOMPARE(sunk, (QStringList {QStringLiteral("a"), QStringLiteral("b")}));
+    QStringList offered; // the sink takes "a" and declines "b"
+    QVERIFY(watch->setEventSink([&offered](const WatchEvent &e) {
+        offered << e.object.name();
+        return e.object.name() == QLatin1String("a");
+    }));
+    QCOMPARE(offered, (QStringList {QStringLiteral("a"), QStringLiteral("b")}));
+    auto declined = watch->next(10s);
+    QVERIFY(declined && declined->object.name() == QLatin1String("b"));
     auto error = watch->next(10s);
     QVERIFY(error && error->type == WatchEvent::Type::Error);
     QCOMPARE(error->status.code, 410);
@@ -560,6 +565,7 @@ void tst_RestClientUnit::watchEventSink()
         std::lock_guard lock(mutex);
         live << e.object.name();
         onCallerThread = QThread::currentThread() == QCoreApplication::instance()->thread();
+        return true;
     }));
     sinkSet = true;
     QTRY_VERIFY(second->isFinished());

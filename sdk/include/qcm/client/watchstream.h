@@ -23,15 +23,18 @@ public:
     virtual void stop() = 0;
 
     // Every later event but Error events goes to `sink`, on the thread that receives it,
-    // instead of waiting for next(); the events already waiting go to it first, in order,
-    // before this returns (those after a waiting Error event stay for next()). Error events,
-    // and the end of the stream, still come through next(). An empty sink detaches: once
-    // that call returns, no sink call runs or follows. False if the stream cannot (the
+    // instead of waiting for next(), while no event waits for next(). The sink returns true
+    // when it took the event; an event it declines waits for next(), and so does every event
+    // after it until next() has taken them all. The events already waiting go to a new sink
+    // first, in order, before this returns, up to the first Error or declined event. Error
+    // events, and the end of the stream, always come through next(). Call it from the thread
+    // that calls next(), never during a next() of another thread. An empty sink detaches:
+    // once that call returns, no sink call runs or follows. False if the stream cannot (the
     // default; the fakes): then every event comes through next().
     // The sink runs on the stream's receiving thread (client::Watch: the REST client's I/O
     // thread, shared by every request of that client), so it must be quick and must not wait
-    // for that client. The Reflector uses it to save a thread hand-off per event.
-    using EventSink = std::function<void(const WatchEvent &)>;
+    // for that client. The Reflector uses it to save thread hand-offs.
+    using EventSink = std::function<bool(const WatchEvent &)>;
     virtual bool setEventSink(EventSink sink);
 };
 
