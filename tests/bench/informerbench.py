@@ -8,7 +8,8 @@ client-go's on the same kube-apiserver, each side in its own process.
                 or, where half of client-go's time is below the server floor (the time to
                 receive the same stream as raw bytes, `informerbench floor`) and client-go
                 itself is not faster than that floor, <= 1.1x that floor.
-    latency     watch event -> handler, p50 and p99, at 500 updates/s over the 10k ConfigMaps;
+    latency     watch event -> handler, p50 and p99, at 500 updates/s (--latency-rate; the issue
+                also asks for 10x, 5000) over the 10k ConfigMaps;
                 each update carries the Unix ns at which it was sent (data.ts) and the handler
                 subtracts it from its own clock (same machine); target: p50 <= 0.8x and
                 p99 <= 1.0x client-go's.
@@ -124,10 +125,10 @@ def sync_once(side, qcm, gobin, kubeconfig, resource, count):
                 "-expect", str(count), *flags], f"{label} sync {ns}", env=env)
 
 
-def latency_once(side, qcm, gobin, kubeconfig, count, updates):
+def latency_once(side, qcm, gobin, kubeconfig, count, updates, rate=LATENCY_RATE):
     label, flags, extra_env = side
     ns = namespace_of("configmaps", count)
-    timeout = int(updates / LATENCY_RATE * 4) + 120
+    timeout = int(updates / rate * 4) + 120
     if flags is None:
         args = [qcm, "latency", "--kubeconfig", kubeconfig, "--namespace", ns, "--expect",
                 str(count), "--updates", str(updates), "--timeout", str(timeout)]
@@ -144,7 +145,7 @@ def latency_once(side, qcm, gobin, kubeconfig, count, updates):
             err.seek(0)
             raise SystemExit(f"informer bench: {label} latency did not get ready: {line}{err.read()}")
         sender = run([gobin, "update", "-kubeconfig", kubeconfig, "-namespace", ns, "-count",
-                      str(count), "-updates", str(updates), "-rate", str(LATENCY_RATE)],
+                      str(count), "-updates", str(updates), "-rate", str(rate)],
                      "informerbench update")
         out, _ = process.communicate(timeout=timeout)
         if process.returncode != 0:
@@ -264,7 +265,8 @@ def run_informer(args, print_table):
                                     "yes" if qv / bv <= 0.5 else "NO"))
 
         # Latency: each side alone, with the same sender, on the 10k ConfigMaps.
-        updates = 200 if quick else int(LATENCY_RATE * args.latency_seconds)
+        rate = args.latency_rate
+        updates = 200 if quick else int(rate * args.latency_seconds)
         latency_sides = [s for s in SIDES if s[0] in ("qcm", BASELINE)
                          or (not quick and s[0] == "client-go dynamic JSON")] + [WATCH]
         latency_results = {}
@@ -272,7 +274,7 @@ def run_informer(args, print_table):
             order = latency_sides if r % 2 == 0 else list(reversed(latency_sides))
             for side in order:
                 result = latency_once(side, args.qcm_informer, gobin, kubeconfig, latency_count,
-                                      updates)
+                                      updates, rate)
                 latency_results.setdefault(side[0], []).append(result)
                 log(f"latency / {side[0]}: p50 {result['p50Ms']:.2f} ms, p99 "
                     f"{result['p99Ms']:.2f} ms (sent at {result['sentRate']:.0f}/s)")
@@ -284,7 +286,7 @@ def run_informer(args, print_table):
         print_table([("informer", 34, None), ("p50 ms", 8, "{:.2f}"), ("p90 ms", 8, "{:.2f}"),
                      ("p99 ms", 8, "{:.2f}"), ("max ms", 8, "{:.1f}"), ("CPU s", 6, "{:.2f}"),
                      ("sent/s", 7, "{:.0f}")], rows, args.markdown)
-        print(f"(watch event -> handler: {updates} updates at {LATENCY_RATE:.0f}/s over "
+        print(f"(watch event -> handler: {updates} updates at {rate:.0f}/s over "
               f"{latency_count} ConfigMaps, latency = handler clock - send time in the object; "
               f"medians of {repetitions} run(s); CPU s = the informer process during the updates)")
         print()
@@ -292,7 +294,7 @@ def run_informer(args, print_table):
         # Issue 15's targets: p50 <= 0.8x client-go's, p99 <= 1.0x.
         for metric, key, target in (("latency p50", "p50Ms", 0.8), ("latency p99", "p99Ms", 1.0)):
             qv, bv = median(q, key), median(b, key)
-            targets.append((f"{cases[0][0].split(' ')[0]} ConfigMaps, {LATENCY_RATE:.0f}/s", metric,
+            targets.append((f"{cases[0][0].split(' ')[0]} ConfigMaps, {rate:.0f}/s", metric,
                             BASELINE, qv, bv, qv / bv, target, "yes" if qv / bv <= target else "NO"))
         print_table([("case", 24, None), ("metric", 11, None), ("against", 32, None),
                      ("qcm", 9, "{:,.2f}"), ("client-go", 9, "{:,.2f}"), ("qcm / client-go", 15, "{:.2f}x"),

@@ -6,7 +6,8 @@
                  [--qcm-decode build/tests/bench/qcm_bench_decode]
                  [--qcm-deltafifo build/tests/bench/qcm_bench_deltafifo]
                  [--qcm-informer build/tests/bench/qcm_bench_informer --cluster-dir DIR
-                  [--keep-cluster] [--informer-repetitions 3] [--latency-seconds 20]]
+                  [--keep-cluster] [--informer-repetitions 3] [--latency-seconds 20]
+                  [--latency-rate 500]]
                  [--go go] [--repetitions 5] [--quick] [--markdown]
 
 Each --qcm-* option adds its table. --qcm-bench: the work queue. --qcm-decode: decoding;
@@ -210,7 +211,9 @@ def main():
     parser.add_argument("--keep-cluster", action="store_true")
     parser.add_argument("--informer-repetitions", type=int, default=3)
     parser.add_argument("--latency-seconds", type=float, default=20,
-                        help="length of the latency run (at 500 updates/s)")
+                        help="length of the latency run")
+    parser.add_argument("--latency-rate", type=float, default=informerbench.LATENCY_RATE,
+                        help="updates per second in the latency run (500; 5000 for 10x)")
     parser.add_argument("--go", default="go")
     parser.add_argument("--repetitions", type=int, default=5)
     parser.add_argument("--quick", action="store_true")
