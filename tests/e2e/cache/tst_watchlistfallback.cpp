@@ -5,6 +5,8 @@
 #include <qcm/cache/sharedinformerfactory.h>
 #include <qcm/testing/testenvironment.h>
 
+#include "../e2esupport.h"
+
 #include <QtTest/QtTest>
 
 #include <mutex>
@@ -12,21 +14,13 @@
 using namespace qcm;
 using namespace qcm::cache;
 using namespace qcm::client;
+using qcm::e2e::configMap;
+using qcm::e2e::ConfigMaps;
 using namespace std::chrono_literals;
 
 namespace {
 
-const GroupVersionResource ConfigMaps {
-    QString(), QStringLiteral("v1"), QStringLiteral("configmaps")};
 const QString Namespace = QStringLiteral("default");
-
-Object configMap(const QString &name)
-{
-    return Object(QJsonObject {{QStringLiteral("apiVersion"), QStringLiteral("v1")},
-        {QStringLiteral("kind"), QStringLiteral("ConfigMap")},
-        {QStringLiteral("metadata"), QJsonObject {{QStringLiteral("name"), name}}},
-        {QStringLiteral("data"), QJsonObject {{QStringLiteral("k"), name}}}});
-}
 
 // Records each request of the reflector and how it was answered.
 class RecordingListerWatcher : public ListerWatcher
@@ -90,7 +84,8 @@ void tst_WatchListFallback::initTestCase()
     QVERIFY2(!error, error ? qPrintable(error->toString()) : "");
     m_client = std::make_unique<RestClient>(m_env->restConfig());
     for (int i = 0; i < 20; ++i)
-        QVERIFY(m_client->create(ConfigMaps, Namespace, configMap(QStringLiteral("cm-%1").arg(i))));
+        QVERIFY(m_client->create(
+            ConfigMaps, Namespace, configMap(Namespace, QStringLiteral("cm-%1").arg(i))));
 }
 
 void tst_WatchListFallback::cleanupTestCase()
@@ -116,7 +111,7 @@ void tst_WatchListFallback::refusedStreamFallsBackToTheList()
     informer.start();
     QTRY_VERIFY_WITH_TIMEOUT(informer.hasSynced(), 30000);
     QCOMPARE(informer.indexer().size(), 20);
-    QVERIFY(m_client->create(ConfigMaps, Namespace, configMap(QStringLiteral("late"))));
+    QVERIFY(m_client->create(ConfigMaps, Namespace, configMap(Namespace, QStringLiteral("late"))));
     QTRY_COMPARE_WITH_TIMEOUT(informer.indexer().size(), 21, 30000);
     const QStringList calls = recorded.calls();
     QVERIFY2(calls.size() >= 3 && calls[0] == QLatin1String("watchlist opened")
