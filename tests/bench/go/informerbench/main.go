@@ -6,7 +6,7 @@
 //	    creates the objects that are missing (named cm-00000... or pod-00000...), concurrently,
 //	    and prints {"created":..,"seconds":..,"avgBytes":..} (avgBytes: JSON as served)
 //	informerbench sync    -kubeconfig K -namespace NS -kind K -expect N
-//	                      [-client typed|dynamic] [-protobuf]
+//	                      [-client typed|dynamic] [-protobuf|-json] [-trace]
 //	    cold sync of one informer, with one handler; prints the figures as JSON
 //	informerbench latency -kubeconfig K -namespace NS -expect N -updates M [-client ...]
 //	    syncs a ConfigMap informer, prints READY, then records (now - data.ts) in its update
@@ -15,11 +15,17 @@
 //	informerbench update  -kubeconfig K -namespace NS -count N -updates M -rate R
 //	    M merge patches at R per second over the N ConfigMaps, each setting data.ts to the
 //	    wall-clock time (Unix ns) at which it is sent
-//	informerbench floor   -kubeconfig K -namespace NS -kind K [-protobuf]
+//	informerbench floor   -kubeconfig K -namespace NS -kind K [-protobuf] [-trace]
 //	    how long the server alone takes to send the whole collection, read as raw bytes over
 //	    client-go's transport and not decoded: paged lists of 500 as an informer asks for them
 //	    (resourceVersion 0, with and without gzip) and a WatchList stream up to its
 //	    initial-events-end bookmark. A floor for any client's cold sync.
+//
+// Encoding: client-go v0.37's generated clients ask for protobuf first
+// (application/vnd.kubernetes.protobuf,application/json) unless the config sets a content
+// type, so -client typed receives protobuf by default; -json asks for JSON only, qcm's
+// encoding. -trace prints each request's line and headers and the response's status and
+// headers to stderr.
 //
 // Memory and CPU come from the process itself: VmRSS and VmHWM (peak RSS) in
 // /proc/self/status, CPU time from getrusage. Client-side rate limiting is off (QPS < 0) on
@@ -71,7 +77,7 @@ func fail(format string, args ...interface{}) {
 
 type common struct {
 	kubeconfig, namespace, kind, client string
-	protobuf                            bool
+	protobuf, json, trace               bool
 }
 
 // The flags of one command: the common ones, registered on a new set.
@@ -88,6 +94,32 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.client, "client", "typed",
 		"typed (clientset informers) or dynamic; latency also takes watch (no informer)")
 	fs.BoolVar(&c.protobuf, "protobuf", false, "ask for protobuf (typed client only)")
+	fs.BoolVar(&c.json, "json", false,
+		"ask for JSON only (client-go's generated clients ask for protobuf first by default)")
+	fs.BoolVar(&c.trace, "trace", false,
+		"print each request and its response's status line and headers to stderr")
+}
+
+// tracer prints what goes over the wire, so that two clients' requests can be compared.
+type tracer struct{ next http.RoundTripper }
+
+func (t tracer) RoundTrip(request *http.Request) (*http.Response, error) {
+	fmt.Fprintf(os.Stderr, "> %s %s\n", request.Method, request.URL)
+	for name, values := range request.Header {
+		if name != "Authorization" {
+			fmt.Fprintf(os.Stderr, ">   %s: %s\n", name, strings.Join(values, ", "))
+		}
+	}
+	response, err := t.next.RoundTrip(request)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "< error %v\n", err)
+		return response, err
+	}
+	fmt.Fprintf(os.Stderr, "< %s %s\n", response.Proto, response.Status)
+	for name, values := range response.Header {
+		fmt.Fprintf(os.Stderr, "<   %s: %s\n", name, strings.Join(values, ", "))
+	}
+	return response, err
 }
 
 func (c *common) config() *rest.Config {
@@ -96,12 +128,22 @@ func (c *common) config() *rest.Config {
 		fail("kubeconfig %s: %v", c.kubeconfig, err)
 	}
 	config.QPS = -1 // no client-side rate limit
+	if c.trace {
+		config.Wrap(func(next http.RoundTripper) http.RoundTripper { return tracer{next} })
+	}
 	if c.protobuf {
 		if c.client != "typed" {
 			fail("-protobuf needs -client typed")
 		}
 		config.ContentType = "application/vnd.kubernetes.protobuf"
 		config.AcceptContentTypes = "application/vnd.kubernetes.protobuf,application/json"
+	}
+	if c.json {
+		if c.protobuf {
+			fail("-json and -protobuf exclude each other")
+		}
+		config.ContentType = "application/json"
+		config.AcceptContentTypes = "application/json"
 	}
 	return config
 }
