@@ -8,7 +8,8 @@
 #     certificate), yaml-cpp, Google Benchmark, promtool
 #     (package prometheus), clang-format, python3, clang and libclang-rt-dev (libFuzzer, for
 #     the fuzz harnesses), and for the .debs (CPack, the packaging tests): dpkg-dev
-#     (dpkg-shlibdeps), file and lintian; curl (the e2e tests are driven with it).
+#     (dpkg-shlibdeps), file and lintian; curl (the e2e tests are driven with it);
+#     python3-matplotlib (the soak test's plot, tests/soak/soak.py).
 #   * Go modules (through the Go module proxy) for the test peers: client-go for the
 #     conformance driver, the benchmarks and the leader-election interop candidate, and a
 #     real kube-apiserver, etcd and kubectl for the e2e tests
@@ -22,7 +23,7 @@ packages=(
     build-essential cmake ninja-build pkg-config python3 openssl libssl-dev curl
     qt6-base-dev qt6-httpserver-dev qt6-websockets-dev
     libyaml-cpp-dev libbenchmark-dev prometheus clang-format
-    clang libclang-rt-dev dpkg-dev file lintian
+    clang libclang-rt-dev dpkg-dev file lintian python3-matplotlib
 )
 
 missing=()

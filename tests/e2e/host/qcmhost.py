@@ -80,9 +80,12 @@ class Qcm:
     one, --bind-address and --secure-port override it. Its self-signed certificate is made in
     <workdir>/<name>-certs (--cert-dir), and get() trusts that certificate alone. get() sends
     `token` as a bearer token: by default the e2e cluster's token-admin (group system:masters,
-    which qcm's delegated authorization always allows); None sends no credentials."""
+    which qcm's delegated authorization always allows); None sends no credentials. With
+    `log_file`, qcm's log goes to that file instead of memory (a long run), and logged_at()
+    finds nothing."""
 
-    def __init__(self, binary, workdir, name, config, args=(), env=None, token=ADMIN_TOKEN):
+    def __init__(self, binary, workdir, name, config, args=(), env=None, token=ADMIN_TOKEN,
+                 log_file=None):
         self.name = name
         self.token = token
         self.workdir = pathlib.Path(workdir)
@@ -98,19 +101,26 @@ class Qcm:
         self.log_lines = []  # (monotonic time, line)
         self._lock = threading.Lock()
         self.started_at = time.monotonic()
-        self.process = subprocess.Popen(
-            [binary, "--config", str(self.config_file), *args], cwd=self.workdir,
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-            env={**os.environ, **(env or {})})
+        self.log_file = pathlib.Path(log_file) if log_file else None
+        with open(self.log_file, "w") if self.log_file else open(os.devnull) as log_out:
+            self.process = subprocess.Popen(
+                [binary, "--config", str(self.config_file), *args], cwd=self.workdir,
+                stdout=subprocess.DEVNULL,
+                stderr=log_out if self.log_file else subprocess.PIPE, text=True,
+                env={**os.environ, **(env or {})})
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
 
     def _read(self):
+        if self.log_file:
+            return
         for line in self.process.stderr:
             with self._lock:
                 self.log_lines.append((time.monotonic(), line.rstrip("\n")))
 
     def log(self):
+        if self.log_file:
+            return self.log_file.read_text(errors="replace")
         with self._lock:
             return "\n".join(line for _, line in self.log_lines)
 

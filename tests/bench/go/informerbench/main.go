@@ -11,7 +11,7 @@
 //	informerbench latency -kubeconfig K -namespace NS -expect N -updates M [-client ...]
 //	    syncs a ConfigMap informer, prints READY, then records (now - data.ts) in its update
 //	    handler for M updates and prints p50/p99 as JSON; -client watch uses a bare watch
-//	    instead of an informer
+//	    instead of an informer, -client raw reads the JSON watch stream without decoding it
 //	informerbench update  -kubeconfig K -namespace NS -count N -updates M -rate R
 //	    M merge patches at R per second over the N ConfigMaps, each setting data.ts to the
 //	    wall-clock time (Unix ns) at which it is sent
@@ -430,9 +430,20 @@ func syncCmd(args []string) {
 
 // ---- latency -------------------------------------------------------------------------------
 
+// One JSON watch event as it came off the wire (-client raw), not decoded.
+type rawEvent []byte
+
+var rawTimestamp = regexp.MustCompile(`"ts":"([0-9]+)"`)
+
 func timestampOf(obj interface{}) (int64, bool) {
 	var ts string
 	switch o := obj.(type) {
+	case rawEvent:
+		m := rawTimestamp.FindSubmatch(o)
+		if m == nil {
+			return 0, false
+		}
+		ts = string(m[1])
 	case *corev1.ConfigMap:
 		ts = o.Data["ts"]
 	case *unstructured.Unstructured:
@@ -484,7 +495,12 @@ func latency(args []string) {
 	}
 	stop := make(chan struct{})
 	deadline := time.After(*timeout)
-	if c.client == "watch" {
+	if c.client == "raw" {
+		// No decoding at all: the JSON watch stream read line by line (the server frames each
+		// event with a newline), the timestamp found by a byte search. The floor that the
+		// apiserver, etcd and the transport set for any JSON client.
+		rawWatch(&c, *expect, record)
+	} else if c.client == "watch" {
 		// No informer: a bare watch of the clientset, from the version of a list (the floor
 		// that apiserver, etcd and decoding set for any informer).
 		configMaps := kubernetes.NewForConfigOrDie(c.config()).CoreV1().ConfigMaps(c.namespace)
@@ -546,6 +562,64 @@ func latency(args []string) {
 	printJSON(map[string]interface{}{"count": len(samples), "p50Ms": percentile(samples, 0.50),
 		"p90Ms": percentile(samples, 0.90), "p99Ms": percentile(samples, 0.99),
 		"maxMs": percentile(samples, 1), "cpuSeconds": cpu, "peakRssKiB": hwm})
+}
+
+// The raw watch of -client raw: a list of one for the version and the count, then the watch
+// from that version, each MODIFIED line handed to record as a rawEvent.
+func rawWatch(c *common, expect int, record func(obj interface{})) {
+	config := c.config()
+	transport, err := rest.TransportFor(config)
+	if err != nil {
+		fail("%v", err)
+	}
+	base := strings.TrimRight(config.Host, "/") + "/api/v1/namespaces/" + c.namespace + "/configmaps"
+	get := func(query url.Values) *http.Response {
+		request, _ := http.NewRequest("GET", base+"?"+query.Encode(), nil)
+		request.Header.Set("Accept", "application/json")
+		response, err := transport.RoundTrip(request)
+		if err != nil || response.StatusCode != 200 {
+			fail("raw watch: %v %v", err, response)
+		}
+		return response
+	}
+	response := get(url.Values{"limit": {"1"}})
+	var list struct {
+		Metadata struct {
+			ResourceVersion    string `json:"resourceVersion"`
+			RemainingItemCount *int   `json:"remainingItemCount"`
+		} `json:"metadata"`
+		Items []json.RawMessage `json:"items"`
+	}
+	err = json.NewDecoder(response.Body).Decode(&list)
+	response.Body.Close()
+	if err != nil {
+		fail("list: %v", err)
+	}
+	n := len(list.Items)
+	if list.Metadata.RemainingItemCount != nil {
+		n += *list.Metadata.RemainingItemCount
+	}
+	if n != expect {
+		fail("the namespace holds %d objects, expected %d", n, expect)
+	}
+	response = get(url.Values{"watch": {"1"}, "resourceVersion": {list.Metadata.ResourceVersion},
+		"timeoutSeconds": {"3600"}})
+	go func() {
+		reader := bufio.NewReaderSize(response.Body, 1<<20)
+		modified := []byte(`"type":"MODIFIED"`)
+		for {
+			line, err := reader.ReadSlice('\n')
+			if bytes.Contains(line, modified) {
+				record(rawEvent(line))
+			}
+			if err == bufio.ErrBufferFull {
+				fail("a watch event over 1 MiB")
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
 }
 
 // ---- update --------------------------------------------------------------------------------
