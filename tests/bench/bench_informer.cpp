@@ -4,11 +4,12 @@
 // process, and prints the ratios.
 //
 //   qcm_bench_informer sync    --kubeconfig K --namespace NS --resource configmaps|pods
-//                              --expect N
+//                              --expect N [--settle S]
 //       Cold sync: one informer from the SharedInformerFactory with one handler (on the main
 //       thread's event loop). Prints JSON: syncMs (start() until hasSynced), handlerSyncMs
 //       (until the handler has seen every initial add), rssStartKiB, rssKiB, peakRssKiB
-//       (VmHWM, the process's peak), cpuSeconds.
+//       (VmHWM, the process's peak), cpuSeconds, and with --settle S rssSteadyKiB: the RSS
+//       after S more seconds with the informer running and nothing changing.
 //   qcm_bench_informer latency --kubeconfig K --namespace NS --expect N --updates M
 //       Syncs a ConfigMap informer, prints READY, then its update handler records
 //       now - data.ts (the Unix ns at which `informerbench update` sent the patch) for M
@@ -114,6 +115,7 @@ struct Setup
     int expect = 0;
     int updates = 0;
     int timeoutSeconds = 300;
+    int settleSeconds = 0;
 };
 
 void useBenchCodec(RestClient &client)
@@ -194,6 +196,12 @@ int runSync(const Setup &setup)
     QCoreApplication::exec();
     const Memory after = memory();
     const double cpu = cpuSeconds();
+    qint64 steadyKiB = -1;
+    if (setup.settleSeconds > 0) {
+        QTimer::singleShot(setup.settleSeconds * 1000, qApp, &QCoreApplication::quit);
+        QCoreApplication::exec();
+        steadyKiB = memory().rssKiB;
+    }
     if (informer->indexer().size() != setup.expect)
         fail(QStringLiteral("the cache holds %1 objects, expected %2")
                  .arg(informer->indexer().size())
@@ -201,7 +209,8 @@ int runSync(const Setup &setup)
     printJson({{QStringLiteral("syncMs"), syncMs.load()},
         {QStringLiteral("handlerSyncMs"), handlerSyncMs}, {QStringLiteral("objects"), setup.expect},
         {QStringLiteral("rssStartKiB"), atStart.rssKiB}, {QStringLiteral("rssKiB"), after.rssKiB},
-        {QStringLiteral("peakRssKiB"), after.peakKiB}, {QStringLiteral("cpuSeconds"), cpu}});
+        {QStringLiteral("peakRssKiB"), after.peakKiB}, {QStringLiteral("cpuSeconds"), cpu},
+        {QStringLiteral("rssSteadyKiB"), steadyKiB}});
     factory.shutdown();
     return 0;
 }
@@ -282,7 +291,10 @@ int main(int argc, char **argv)
         QStringLiteral("updates to wait for (latency)"), QStringLiteral("n"), QStringLiteral("0"));
     const QCommandLineOption timeout(QStringLiteral("timeout"), QStringLiteral("give up after (s)"),
         QStringLiteral("s"), QStringLiteral("300"));
-    parser.addOptions({kubeconfig, ns, resource, expect, updates, timeout});
+    const QCommandLineOption settle(QStringLiteral("settle"),
+        QStringLiteral("sync: measure the RSS again after s idle seconds"), QStringLiteral("s"),
+        QStringLiteral("0"));
+    parser.addOptions({kubeconfig, ns, resource, expect, updates, timeout, settle});
     parser.process(app);
 
     const QStringList positional = parser.positionalArguments();
@@ -297,6 +309,7 @@ int main(int argc, char **argv)
     setup.expect = parser.value(expect).toInt();
     setup.updates = parser.value(updates).toInt();
     setup.timeoutSeconds = parser.value(timeout).toInt();
+    setup.settleSeconds = parser.value(settle).toInt();
     if (positional[0] == QLatin1String("sync"))
         return runSync(setup);
     if (positional[0] == QLatin1String("latency")) {

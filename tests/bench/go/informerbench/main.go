@@ -6,7 +6,7 @@
 //	    creates the objects that are missing (named cm-00000... or pod-00000...), concurrently,
 //	    and prints {"created":..,"seconds":..,"avgBytes":..} (avgBytes: JSON as served)
 //	informerbench sync    -kubeconfig K -namespace NS -kind K -expect N
-//	                      [-client typed|dynamic] [-protobuf|-json] [-trace]
+//	                      [-client typed|dynamic] [-protobuf|-json] [-trace] [-settle D]
 //	    cold sync of one informer, with one handler; prints the figures as JSON
 //	informerbench latency -kubeconfig K -namespace NS -expect N -updates M [-client ...]
 //	    syncs a ConfigMap informer, prints READY, then records (now - data.ts) in its update
@@ -380,6 +380,7 @@ func syncCmd(args []string) {
 	fs := c.flags("sync")
 	expect := fs.Int("expect", 0, "objects the namespace holds")
 	timeout := fs.Duration("timeout", 5*time.Minute, "give up after")
+	settle := fs.Duration("settle", 0, "measure the RSS again after this long idle (rssSteadyKiB)")
 	fs.Parse(args)
 
 	rssStart, _ := memory()
@@ -422,10 +423,15 @@ func syncCmd(args []string) {
 	if n := len(informer.GetStore().ListKeys()); n != *expect {
 		fail("the cache holds %d objects, expected %d", n, *expect)
 	}
+	steady := int64(-1)
+	if *settle > 0 {
+		time.Sleep(*settle)
+		steady, _ = memory()
+	}
 	close(stop)
 	printJSON(map[string]interface{}{"syncMs": ms(synced), "handlerSyncMs": ms(handlerSynced),
 		"objects": *expect, "rssStartKiB": rssStart, "rssKiB": rss, "peakRssKiB": hwm,
-		"cpuSeconds": cpu})
+		"cpuSeconds": cpu, "rssSteadyKiB": steady})
 }
 
 // ---- latency -------------------------------------------------------------------------------
