@@ -66,6 +66,13 @@ void tst_FileLimits::readAtMost()
     QFile zero(QStringLiteral("/dev/zero")); // size unknown, endless
     QVERIFY(zero.open(QIODevice::ReadOnly));
     QVERIFY(!detail::readAtMost(zero, 4096, QStringLiteral("zeros")));
+    // A small file under a large limit holds its size, not the limit.
+    QFile small(write(QStringLiteral("small"), 100));
+    QVERIFY(small.open(QIODevice::ReadOnly));
+    const auto read = detail::readAtMost(small, 16 * 1024 * 1024, QStringLiteral("small"));
+    QVERIFY(read);
+    QCOMPARE(read->size(), 100);
+    QVERIFY2(read->capacity() < 4096, qPrintable(QString::number(read->capacity())));
 }
 
 void tst_FileLimits::kubeconfigTooLarge()

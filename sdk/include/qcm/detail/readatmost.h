@@ -21,13 +21,16 @@ namespace qcm::detail {
 inline Result<QByteArray> readAtMost(
     QFile &file, qint64 maxBytes, const QString &what, const QString &limitName = {})
 {
-    const QByteArray data = file.read(maxBytes + 1);
+    QByteArray data = file.read(maxBytes + 1);
     if (data.size() > maxBytes || file.size() > maxBytes)
         return Error {file.fileName(), {},
             QStringLiteral("%1 is larger than %2 bytes, the limit%3")
                 .arg(what)
                 .arg(maxBytes)
                 .arg(limitName.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(limitName))};
+    // QIODevice::read(n) allocates n bytes before it reads: keep only what the file held (a
+    // kubeconfig's certificate otherwise keeps a limit-sized buffer as long as it is kept).
+    data.squeeze();
     return data;
 }
 
