@@ -354,4 +354,12 @@ def run_informer(args, print_table):
               f"{'; --quick: not for the record' if quick else ''})")
         print("load average (1, 5, 15 min) at start: {:.2f} {:.2f} {:.2f}, at end: "
               "{:.2f} {:.2f} {:.2f}".format(*load_at_start, *os.getloadavg()))
+        if args.informer_scale:
+            import informerscale
+            print()
+            informerscale.run_scale_curve(args, print_table, gobin, kubeconfig, repetitions, quick)
+            informerscale.run_throughput(args, print_table, gobin, kubeconfig, quick,
+                                         latency_count)
+            print("load average (1, 5, 15 min) at the end of the scale cases: "
+                  "{:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
     return []

@@ -7,7 +7,7 @@
                  [--qcm-deltafifo build/tests/bench/qcm_bench_deltafifo]
                  [--qcm-informer build/tests/bench/qcm_bench_informer --cluster-dir DIR
                   [--keep-cluster] [--informer-repetitions 3] [--latency-seconds 20]
-                  [--latency-rate 500]]
+                  [--latency-rate 500] [--informer-scale]]
                  [--go go] [--repetitions 5] [--quick] [--markdown]
 
 Each --qcm-* option adds its table. --qcm-bench: the work queue. --qcm-decode: decoding;
@@ -15,7 +15,8 @@ gen_pods.py writes a PodList and a watch stream of 1000 pods, and both sides dec
 bytes (client-go typed into corev1 and unstructured); that table shows MB/s and qcm's ratio
 to client-go's typed decode. --qcm-deltafifo: DeltaFifo against client-go's DeltaFIFO
 (bench_deltafifo.cpp, go/deltafifo_test.go). --qcm-informer: informers against a real
-kube-apiserver (cold sync and peak RSS, watch latency); see informerbench.py.
+kube-apiserver (cold sync and peak RSS, watch latency); see informerbench.py;
+--informer-scale adds its scale curve and watch throughput (informerscale.py).
 
 Both sides run every case --repetitions times; the table shows the medians. ratio is
 client-go ns/op divided by qcm ns/op: 2.0 means qcm does the same work in half the time.
@@ -214,6 +215,9 @@ def main():
                         help="length of the latency run")
     parser.add_argument("--latency-rate", type=float, default=informerbench.LATENCY_RATE,
                         help="updates per second in the latency run (500; 5000 for 10x)")
+    parser.add_argument("--informer-scale", action="store_true",
+                        help="with --qcm-informer: the scale curve (10k, 50k, 100k Pods) and the "
+                        "watch throughput sweep (informerscale.py)")
     parser.add_argument("--go", default="go")
     parser.add_argument("--repetitions", type=int, default=5)
     parser.add_argument("--quick", action="store_true")

@@ -1,0 +1,117 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The informer scale curve of run_bench.py --informer-scale (issue 15 section 4), after the
+informer benchmarks of informerbench.py, on the same cluster and with the same peers.
+
+    scale curve   cold sync and peak RSS of 10k, 50k and 100k Pods (--quick: 100, 200, 400),
+                  for qcm, client-go's typed informer (protobuf, its default) and its typed
+                  JSON informer; per object: sync ms per 1,000 objects and peak RSS growth
+                  (peak - RSS at start) in KiB per object. Flat means every size's cost per
+                  object is within +-15 % of the smallest size's.
+    throughput    watch events per second: updates over the 10k ConfigMaps of the latency run
+                  at rising rates (500, 1,000, 2,000, 4,000, 8,000/s for 10 s each; --quick:
+                  200 and 400/s for 1 s), every side at once on the same updates (as the
+                  latency run); per side the highest rate at which its p99 stayed under
+                  100 ms. The sweep stops at the first rate the sender (one client-go process,
+                  32 workers) could not reach within 10 %: beyond it, the apiserver and etcd on
+                  this machine are the limit, not the informers.
+"""
+import time
+
+import informerbench
+from informerbench import BASELINE, RAW, TYPED_JSON, log, median
+
+SCALE_COUNTS = (10000, 50000, 100000)
+SCALE_COUNTS_QUICK = (100, 200, 400)
+FLAT_TOLERANCE = 0.15
+THROUGHPUT_RATES = (500, 1000, 2000, 4000, 8000)
+THROUGHPUT_RATES_QUICK = (200, 400)
+THROUGHPUT_SECONDS = 10
+P99_LIMIT_MS = 100.0
+
+
+def sides_named(*labels):
+    by_label = {side[0]: side for side in informerbench.SIDES + [RAW]}
+    return [by_label[label] for label in labels]
+
+
+def run_scale_curve(args, print_table, gobin, kubeconfig, repetitions, quick):
+    counts = SCALE_COUNTS_QUICK if quick else SCALE_COUNTS
+    for count in counts:
+        loaded = informerbench.run([gobin, "load", "-kubeconfig", kubeconfig, "-namespace",
+                                    informerbench.namespace_of("pods", count), "-kind", "pods",
+                                    "-count", str(count)], f"load {count} pods")
+        log(f"{count} Pods: created {loaded['created']} in {loaded['seconds']:.1f} s")
+    time.sleep(2 if quick else 10)  # let the apiserver and etcd settle after the load
+    sides = sides_named("qcm", BASELINE, TYPED_JSON)
+    results = {}
+    for r in range(repetitions):
+        for count in counts:
+            for side in (sides if r % 2 == 0 else list(reversed(sides))):
+                result = informerbench.sync_once(side, args.qcm_informer, gobin, kubeconfig,
+                                                 "pods", count, settle=0)
+                results.setdefault((count, side[0]), []).append(result)
+                log(f"scale {count} Pods / {side[0]}: sync {result['syncMs']:.0f} ms, peak RSS "
+                    f"{result['peakRssKiB'] / 1024:.0f} MiB")
+    rows = []
+    flat = []
+    for label, _, _ in sides:
+        first = None
+        for count in counts:
+            runs = results[(count, label)]
+            sync = median(runs, "syncMs")
+            peak = median(runs, "peakRssKiB")
+            per_sync = sync / (count / 1000)
+            per_rss = (peak - median(runs, "rssStartKiB")) / count
+            if first is None:
+                first = (per_sync, per_rss)
+            rows.append((label, count, sync, per_sync, per_sync / first[0], peak / 1024, per_rss,
+                         per_rss / first[1]))
+            if count != counts[0]:
+                for metric, ratio in (("sync per object", per_sync / first[0]),
+                                      ("RSS per object", per_rss / first[1])):
+                    flat.append((label, f"{count:,} Pods", metric, ratio,
+                                 "yes" if abs(ratio - 1) <= FLAT_TOLERANCE else "NO"))
+    print_table([("informer", 40, None), ("Pods", 7, "{:,}"), ("sync ms", 9, "{:,.0f}"),
+                 ("ms / 1k", 8, "{:,.1f}"), ("vs first", 8, "{:.2f}x"),
+                 ("peak RSS MiB", 12, "{:,.0f}"), ("KiB / object", 12, "{:.2f}"),
+                 ("vs first", 8, "{:.2f}x")], rows, args.markdown)
+    print(f"(scale curve: cold sync of Pods, medians of {repetitions} run(s); KiB / object = "
+          f"(peak RSS - RSS at start) / Pods; vs first = per-object cost against the "
+          f"{counts[0]:,}-Pod run)")
+    print()
+    print_table([("informer", 40, None), ("size", 12, None), ("metric", 15, None),
+                 ("vs first", 8, "{:.2f}x"), ("flat (+-15 %)", 13, None)], flat, args.markdown)
+    print()
+
+
+def run_throughput(args, print_table, gobin, kubeconfig, quick, latency_count):
+    rates = THROUGHPUT_RATES_QUICK if quick else THROUGHPUT_RATES
+    seconds = 1 if quick else THROUGHPUT_SECONDS
+    sides = sides_named("qcm", BASELINE, TYPED_JSON) + [RAW]
+    rows = []
+    best = {label: None for label, _, _ in sides}
+    for rate in rates:
+        results = informerbench.latency_together(sides, args.qcm_informer, gobin, kubeconfig,
+                                                 latency_count, int(rate * seconds), rate)
+        sent = next(iter(results.values()))["sentRate"]
+        for label, _, _ in sides:
+            result = results[label]
+            rows.append((rate, sent, label, result["p50Ms"], result["p99Ms"], result["maxMs"],
+                         result["cpuSeconds"]))
+            log(f"throughput {rate}/s (sent {sent:.0f}/s) / {label}: p99 {result['p99Ms']:.1f} ms")
+            if result["p99Ms"] < P99_LIMIT_MS and sent >= 0.9 * rate:
+                best[label] = rate if best[label] is None else max(best[label], rate)
+        if sent < 0.9 * rate:
+            log(f"the sender reached {sent:.0f}/s of {rate}/s: the sweep stops here")
+            break
+    print_table([("rate /s", 7, "{:,}"), ("sent /s", 7, "{:,.0f}"), ("informer", 40, None),
+                 ("p50 ms", 8, "{:.2f}"), ("p99 ms", 8, "{:.2f}"), ("max ms", 8, "{:.1f}"),
+                 ("CPU s", 6, "{:.2f}")], rows, args.markdown)
+    print(f"(watch throughput: {seconds} s of updates at each rate over {latency_count:,} "
+          f"ConfigMaps, every side at once; the sweep stops where the sender falls 10 % short)")
+    print()
+    print_table([("informer", 40, None), (f"highest rate with p99 < {P99_LIMIT_MS:.0f} ms", 32,
+                                          None)],
+                [(label, "-" if rate is None else f"{rate:,}/s")
+                 for label, rate in best.items()], args.markdown)
+    print()
