@@ -7,16 +7,26 @@
 //   BM_ParallelQueue          (b) 2 producers x 2 consumers over 10k keys with duplicates:
 //                                 each producer adds 10k keys; consumers get/done until
 //                                 shutdown. One iteration = one fresh queue, 20k adds.
+//   BM_ParallelQueueFloor     (b)'s lower bound: the same threads, sequences and semantics
+//                                 (client-go's dirty and processing sets, one lock, a waiting
+//                                 get) with integer keys, bit arrays and a deque, on qcm's
+//                                 Mutex and WaitQueue: what the synchronisation alone costs.
+//                                 No queue with one lock can beat it on this machine, so
+//                                 client-go's (b) time over this one bounds the ratio.
 //   BM_DelayingQueueAddAfter  (c) client-go's BenchmarkDelayingQueue_AddAfter: N addAfter with
 //                                 a random delay up to 10 min on a fake clock, step 11 min,
 //                                 N gets. N = 200000 on both sides; reported per item.
 //   BM_AddRateLimited         (d) addRateLimited with the default controller rate limiter on
 //                                 the real clock, cycling over 1000 keys.
+#include <qcm/detail/mutex.h>
 #include <qcm/fakeclock.h>
 #include <qcm/workqueue/ratelimitingqueue.h>
 
 #include <benchmark/benchmark.h>
 
+#include <deque>
+#include <mutex>
+#include <optional>
 #include <random>
 #include <thread>
 
@@ -24,6 +34,106 @@ using namespace qcm::workqueue;
 using namespace std::chrono_literals;
 
 namespace {
+
+// (b)'s sequences: each producer's keys, fixed up front, with duplicates within and across.
+std::vector<std::vector<int>> parallelSequences(int keys)
+{
+    std::vector<std::vector<int>> sequences(2);
+    std::mt19937 rng(7);
+    for (auto &sequence : sequences)
+        for (int i = 0; i < keys; ++i)
+            sequence.push_back(int(rng() % unsigned(keys)));
+    return sequences;
+}
+
+// 2 consumers get/done until shut down while 2 producers add their sequences; `Q` has add,
+// get (an optional, empty once shut down and drained), done and shutDown.
+template<typename Q, typename Key>
+void runParallel(Q &q, const std::vector<std::vector<int>> &sequences, Key key)
+{
+    std::thread consumers[2];
+    for (auto &c : consumers) {
+        c = std::thread([&q] {
+            while (auto item = q.get())
+                q.done(*item);
+        });
+    }
+    std::thread producers[2];
+    for (int p = 0; p < 2; ++p) {
+        producers[p] = std::thread([&q, &key, &sequence = sequences[size_t(p)]] {
+            for (int k : sequence)
+                q.add(key(k));
+        });
+    }
+    for (auto &p : producers)
+        p.join();
+    q.shutDown();
+    for (auto &c : consumers)
+        c.join();
+}
+
+// client-go's queue (dirty set, processing set, FIFO, one lock) reduced to integer keys.
+class FloorQueue
+{
+public:
+    explicit FloorQueue(int keys) : m_dirty(size_t(keys)), m_processing(size_t(keys)) { }
+    void add(int key)
+    {
+        {
+            std::lock_guard lock(m_mutex);
+            if (m_shutDown || m_dirty[size_t(key)])
+                return;
+            m_dirty[size_t(key)] = true;
+            if (m_processing[size_t(key)])
+                return;
+            m_queue.push_back(key);
+        }
+        m_wait.notifyOne();
+    }
+    std::optional<int> get()
+    {
+        std::unique_lock lock(m_mutex);
+        while (m_queue.empty() && !m_shutDown)
+            m_wait.wait(lock);
+        if (m_queue.empty())
+            return std::nullopt;
+        const int key = m_queue.front();
+        m_queue.pop_front();
+        m_processing[size_t(key)] = true;
+        m_dirty[size_t(key)] = false;
+        return key;
+    }
+    void done(int key)
+    {
+        bool queued = false;
+        {
+            std::lock_guard lock(m_mutex);
+            m_processing[size_t(key)] = false;
+            if (m_dirty[size_t(key)]) {
+                m_queue.push_back(key);
+                queued = true;
+            }
+        }
+        if (queued)
+            m_wait.notifyOne();
+    }
+    void shutDown()
+    {
+        {
+            std::lock_guard lock(m_mutex);
+            m_shutDown = true;
+        }
+        m_wait.notifyAll();
+    }
+
+private:
+    qcm::detail::Mutex m_mutex;
+    qcm::detail::WaitQueue m_wait;
+    std::deque<int> m_queue;
+    std::vector<bool> m_dirty;
+    std::vector<bool> m_processing;
+    bool m_shutDown = false;
+};
 
 QStringList makeKeys(int n, const char *format)
 {
@@ -57,36 +167,24 @@ void BM_ParallelQueue(benchmark::State &state)
 {
     constexpr int Keys = 10000;
     const QStringList keys = makeKeys(Keys, "namespace/object-%1");
-    // Each producer's sequence of keys, fixed up front: duplicates within and across.
-    std::vector<std::vector<int>> sequences(2);
-    std::mt19937 rng(7);
-    for (auto &sequence : sequences)
-        for (int i = 0; i < Keys; ++i)
-            sequence.push_back(int(rng() % Keys));
+    const auto sequences = parallelSequences(Keys);
     for (auto _ : state) {
         Queue<QString> q;
-        std::thread consumers[2];
-        for (auto &c : consumers) {
-            c = std::thread([&q] {
-                while (auto item = q.get())
-                    q.done(*item);
-            });
-        }
-        std::thread producers[2];
-        for (int p = 0; p < 2; ++p) {
-            producers[p] = std::thread([&q, &keys, &sequence = sequences[size_t(p)]] {
-                for (int k : sequence)
-                    q.add(keys[k]);
-            });
-        }
-        for (auto &p : producers)
-            p.join();
-        q.shutDown();
-        for (auto &c : consumers)
-            c.join();
+        runParallel(q, sequences, [&keys](int k) -> const QString & { return keys[k]; });
     }
 }
 BENCHMARK(BM_ParallelQueue)->UseRealTime();
+
+void BM_ParallelQueueFloor(benchmark::State &state)
+{
+    constexpr int Keys = 10000;
+    const auto sequences = parallelSequences(Keys);
+    for (auto _ : state) {
+        FloorQueue q(Keys);
+        runParallel(q, sequences, [](int k) { return k; });
+    }
+}
+BENCHMARK(BM_ParallelQueueFloor)->UseRealTime();
 
 void BM_DelayingQueueAddAfter(benchmark::State &state)
 {

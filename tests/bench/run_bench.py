@@ -264,6 +264,17 @@ def run_workqueue(args, repetitions):
                  ("ratio", 7, "{:.2f}x"), ("target", 6, "{:.1f}x"), ("met", 3, None)], rows, args.markdown)
     print(f"(medians of {repetitions} run(s) each; ratio = client-go / qcm"
           f"{'; --quick: not for the record' if args.quick else ''})")
+    # (b)'s lower bound: its semantics and lock with integer keys (bench_workqueue.cpp).
+    floor = qcm.get("BM_ParallelQueueFloor/real_time")
+    if floor and qcm.get("BM_ParallelQueue/real_time") and go.get("BenchmarkParallelQueue"):
+        f = statistics.median(floor)
+        q = statistics.median(qcm["BM_ParallelQueue/real_time"])
+        g = statistics.median(go["BenchmarkParallelQueue"])
+        print(f"(b) floor, the same semantics and lock with integer keys: {f:,.0f} ns; qcm is "
+              f"{q / f:.2f}x it, client-go {g / f:.2f}x: a one-lock queue could reach "
+              f"{g / f:.2f}x client-go here")
+    elif "(b) 2 producers x 2 consumers, 10k keys" not in missing:
+        missing.append("(b) floor")
     print()
     return missing
 
