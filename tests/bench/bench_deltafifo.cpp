@@ -15,14 +15,25 @@
 //                                      (client-go's informer's shape, reflector and
 //                                      processLoop; qcm's informer drains on the reflector's
 //                                      thread since issue 15).
+//   BM_DeltaFifoProducerConsumerFloor  (c)'s lower bound: the same two threads and 10,000
+//                                      deltas through client-go's DeltaFIFO bookkeeping (a
+//                                      per-key delta list, a queue of keys, pop processing
+//                                      under the lock) with integer keys and payloads, on
+//                                      qcm's Mutex and WaitQueue: what the synchronisation
+//                                      alone costs, and so the highest ratio any FIFO of this
+//                                      shape reaches against client-go here.
 // One iteration is the whole batch; a fresh FIFO per iteration.
 #include <qcm/cache/deltafifo.h>
+#include <qcm/detail/mutex.h>
 
 #include <benchmark/benchmark.h>
 
 #include <QtCore/QJsonDocument>
 
+#include <deque>
+#include <mutex>
 #include <thread>
+#include <vector>
 
 using namespace qcm::cache;
 
@@ -127,6 +138,61 @@ void BM_DeltaFifoProducerConsumer(benchmark::State &state)
     state.SetItemsProcessed(int64_t(state.iterations()) * Objects * Rounds);
 }
 BENCHMARK(BM_DeltaFifoProducerConsumer)->UseRealTime();
+
+// DeltaFIFO's add and pop with integer keys; deltas are round numbers.
+class FloorFifo
+{
+public:
+    void add(int key, int delta)
+    {
+        {
+            std::lock_guard lock(m_mutex);
+            std::vector<int> &deltas = m_items[size_t(key)];
+            if (deltas.empty())
+                m_queue.push_back(key);
+            deltas.push_back(delta);
+        }
+        m_wait.notifyOne();
+    }
+    // Pops the oldest key and runs `process` on its deltas under the lock, as DeltaFIFO.Pop.
+    template<typename F>
+    void pop(F &&process)
+    {
+        std::unique_lock lock(m_mutex);
+        while (m_queue.empty())
+            m_wait.wait(lock);
+        const int key = m_queue.front();
+        m_queue.pop_front();
+        std::vector<int> deltas;
+        deltas.swap(m_items[size_t(key)]);
+        process(deltas);
+    }
+
+private:
+    qcm::detail::Mutex m_mutex;
+    qcm::detail::WaitQueue m_wait;
+    std::vector<std::vector<int>> m_items = std::vector<std::vector<int>>(size_t(Objects));
+    std::deque<int> m_queue;
+};
+
+void BM_DeltaFifoProducerConsumerFloor(benchmark::State &state)
+{
+    constexpr int Rounds = 10;
+    for (auto _ : state) {
+        FloorFifo fifo;
+        std::thread producer([&] {
+            for (int r = 0; r < Rounds; ++r)
+                for (int i = 0; i < Objects; ++i)
+                    fifo.add(i, r);
+        });
+        int deltas = 0;
+        while (deltas < Rounds * Objects)
+            fifo.pop([&](const std::vector<int> &d) { deltas += int(d.size()); });
+        producer.join();
+    }
+    state.SetItemsProcessed(int64_t(state.iterations()) * Objects * Rounds);
+}
+BENCHMARK(BM_DeltaFifoProducerConsumerFloor)->UseRealTime();
 
 } // namespace
 

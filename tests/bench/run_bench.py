@@ -176,6 +176,17 @@ def run_deltafifo(qcm_binary, go, repetitions, quick, markdown):
                 rows, markdown)
     print(f"(medians of {repetitions} run(s); ns per item (a delta); ratio = client-go / qcm"
           f"{'; --quick: not for the record' if quick else ''})")
+    # (c)'s lower bound: its threads and bookkeeping with integer keys (bench_deltafifo.cpp).
+    floor = qcm.get("BM_DeltaFifoProducerConsumerFloor/real_time")
+    c_qcm = qcm.get("BM_DeltaFifoProducerConsumer/real_time")
+    c_go = gotimes.get("BenchmarkDeltaFIFOProducerConsumer")
+    if floor and c_qcm and c_go:
+        f, q, g = (statistics.median(v) / 10000 for v in (floor, c_qcm, c_go))
+        print(f"(c) floor, the same threads and bookkeeping with integer keys: {f:,.1f} ns/item; "
+              f"qcm is {q / f:.2f}x it, client-go typed {g / f:.2f}x: a FIFO of this shape could "
+              f"reach {g / f:.2f}x client-go here")
+    elif "(c) producer + consumer threads, 10k" not in missing:
+        missing.append("(c) floor")
     return missing
 
 
