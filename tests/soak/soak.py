@@ -17,9 +17,9 @@ Job of the soak's namespace every 2 s; the test lists the same from the server, 
 to 60 s for the two to agree (a cache trails the server by its watch latency).
 
 Targets (docs/soak.md): RSS over the last 30 minutes within +-5 % of its mean (only checked
-when the run is at least 40 minutes long); open fds flat (their range over that window, or
-after the first minute (a third of a shorter run) in a short run, at most 2); 0 differences between cache and server.
-Writes samples.csv, summary.md and rss.png (matplotlib) into --out; exits 1 when a checked
+when the run is at least 40 minutes long); open fds flat (their range over that window, or in
+a short run after the first minute or the first third, at most 2); 0 differences between
+cache and server. Writes samples.csv, summary.md and rss.png (matplotlib) into --out; exits 1 when a checked
 target is missed.
 
 The load, one operation at a time on one keep-alive HTTPS connection, paced at --rate: a
