@@ -38,6 +38,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
+#include <optional>
 
 using namespace qcm;
 using namespace qcm::cache;
@@ -234,17 +235,21 @@ int runLatency(const Setup &setup)
     std::atomic<qint64> readyAt = std::numeric_limits<qint64>::max();
     const QString data = QStringLiteral("data");
     const QString ts = QStringLiteral("ts");
+    // When the update was sent (data.ts, Unix ns), if it was sent after READY.
+    auto sentAfterReady = [&](const Object &object) -> std::optional<qint64> {
+        bool ok = false;
+        const qint64 sent
+            = object.json().value(data).toObject().value(ts).toString().toLongLong(&ok);
+        return ok && sent >= readyAt.load() ? std::optional(sent) : std::nullopt;
+    };
     std::mutex storedMutex;
     std::vector<qint64> stored; // guarded by storedMutex
     if (setup.stages) {
         informer->setTransform([&](Object object) -> Result<Object> {
             const qint64 now = nowUnixNs();
-            bool ok = false;
-            const qint64 sent
-                = object.json().value(data).toObject().value(ts).toString().toLongLong(&ok);
-            if (ok && sent >= readyAt.load()) {
+            if (const auto sent = sentAfterReady(object)) {
                 std::lock_guard lock(storedMutex);
-                stored.push_back(now - sent);
+                stored.push_back(now - *sent);
             }
             return object;
         });
@@ -253,12 +258,10 @@ int runLatency(const Setup &setup)
         {{},
             [&](const Object &, const Object &newObject) {
                 const qint64 now = nowUnixNs();
-                bool ok = false;
-                const qint64 sent
-                    = newObject.json().value(data).toObject().value(ts).toString().toLongLong(&ok);
-                if (!ok || sent < readyAt || int(samples.size()) >= setup.updates)
+                const auto sent = sentAfterReady(newObject);
+                if (!sent || int(samples.size()) >= setup.updates)
                     return;
-                samples.push_back(now - sent);
+                samples.push_back(now - *sent);
                 if (int(samples.size()) == setup.updates)
                     QCoreApplication::quit();
             },

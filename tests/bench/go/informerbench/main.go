@@ -570,19 +570,31 @@ func latency(args []string) {
 		"maxMs": percentile(samples, 1), "cpuSeconds": cpu, "peakRssKiB": hwm})
 }
 
-// The raw watch of -client raw: a list of one for the version and the count, then the watch
-// from that version, each MODIFIED line handed to record as a rawEvent.
-func rawWatch(c *common, expect int, record func(obj interface{})) {
+// A GET of the namespace's collection over client-go's transport, its body left as it comes
+// (with gzip, compressed: the header set by hand keeps Go's transport from inflating it).
+func (c *common) rawGetter(accept string) func(query url.Values, gzip bool) (*http.Response, error) {
 	config := c.config()
 	transport, err := rest.TransportFor(config)
 	if err != nil {
 		fail("%v", err)
 	}
-	base := strings.TrimRight(config.Host, "/") + "/api/v1/namespaces/" + c.namespace + "/configmaps"
-	get := func(query url.Values) *http.Response {
+	base := strings.TrimRight(config.Host, "/") + "/api/v1/namespaces/" + c.namespace + "/" + c.kind
+	return func(query url.Values, gzip bool) (*http.Response, error) {
 		request, _ := http.NewRequest("GET", base+"?"+query.Encode(), nil)
-		request.Header.Set("Accept", "application/json")
-		response, err := transport.RoundTrip(request)
+		request.Header.Set("Accept", accept)
+		if gzip {
+			request.Header.Set("Accept-Encoding", "gzip")
+		}
+		return transport.RoundTrip(request)
+	}
+}
+
+// The raw watch of -client raw: a list of one for the version and the count, then the watch
+// from that version, each MODIFIED line handed to record as a rawEvent.
+func rawWatch(c *common, expect int, record func(obj interface{})) {
+	raw := c.rawGetter("application/json")
+	get := func(query url.Values) *http.Response {
+		response, err := raw(query, false)
 		if err != nil || response.StatusCode != 200 {
 			fail("raw watch: %v %v", err, response)
 		}
@@ -596,7 +608,7 @@ func rawWatch(c *common, expect int, record func(obj interface{})) {
 		} `json:"metadata"`
 		Items []json.RawMessage `json:"items"`
 	}
-	err = json.NewDecoder(response.Body).Decode(&list)
+	err := json.NewDecoder(response.Body).Decode(&list)
 	response.Body.Close()
 	if err != nil {
 		fail("list: %v", err)
@@ -706,25 +718,11 @@ func floor(args []string) {
 	var c common
 	fs := c.flags("floor")
 	fs.Parse(args)
-	config := c.config()
-	transport, err := rest.TransportFor(config)
-	if err != nil {
-		fail("%v", err)
-	}
 	accept := "application/json"
 	if c.protobuf {
 		accept = "application/vnd.kubernetes.protobuf"
 	}
-	base := strings.TrimRight(config.Host, "/") + "/api/v1/namespaces/" + c.namespace + "/" + c.kind
-	get := func(query url.Values, gzip bool) (*http.Response, error) {
-		request, _ := http.NewRequest("GET", base+"?"+query.Encode(), nil)
-		request.Header.Set("Accept", accept)
-		if gzip {
-			// Set by hand, so that Go's transport leaves the body compressed (as it arrives).
-			request.Header.Set("Accept-Encoding", "gzip")
-		}
-		return transport.RoundTrip(request)
-	}
+	get := c.rawGetter(accept)
 	// Paged lists: the body is read whole; only the continue token is looked for (JSON).
 	list := func(gzip bool) (time.Duration, int64) {
 		if c.protobuf {
