@@ -123,6 +123,19 @@ def build_go(go, out_dir):
     return str(binary)
 
 
+def load_objects(gobin, kubeconfig, cases, quick):
+    """Creates the (resource, count) cases' objects that are missing (`informerbench load`),
+    then lets the apiserver and etcd settle."""
+    for resource, count in cases:
+        name = case_name(resource, count)
+        loaded = run([gobin, "load", "-kubeconfig", kubeconfig, "-namespace",
+                      namespace_of(resource, count), "-kind", resource, "-count", str(count)],
+                     f"load {name}")
+        log(f"{name}: created {loaded['created']} in {loaded['seconds']:.1f} s, "
+            f"{loaded['avgBytes']} bytes per object as served")
+    time.sleep(2 if quick else 10)
+
+
 def sync_once(side, qcm, gobin, kubeconfig, resource, count, settle=SETTLE_SECONDS):
     label, flags, extra_env = side
     ns = namespace_of(resource, count)
@@ -196,13 +209,8 @@ def run_informer(args, print_table):
                  ((resource, quick_count if quick else count)
                   for resource, count, quick_count in SYNC_CASES)]
         latency_count = cases[0][2]
-        for name, resource, count in cases:
-            loaded = run([gobin, "load", "-kubeconfig", kubeconfig, "-namespace",
-                          namespace_of(resource, count), "-kind", resource, "-count", str(count)],
-                         f"load {name}")
-            log(f"{name}: created {loaded['created']} in {loaded['seconds']:.1f} s, "
-                f"{loaded['avgBytes']} bytes per object as served")
-        time.sleep(2 if quick else 10)  # let the apiserver and etcd settle after the load
+        load_objects(gobin, kubeconfig, [(resource, count) for _, resource, count in cases],
+                     quick)
 
         # Cold sync: every side in turn, repetitions rounds; medians.
         sync_results = {}

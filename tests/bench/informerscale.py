@@ -15,8 +15,6 @@ informer benchmarks of informerbench.py, on the same cluster and with the same p
                   32 workers) could not reach within 10 %: beyond it, the apiserver and etcd on
                   this machine are the limit, not the informers.
 """
-import time
-
 import informerbench
 from informerbench import BASELINE, RAW, TYPED_JSON, log, median
 
@@ -36,12 +34,7 @@ def sides_named(*labels):
 
 def run_scale_curve(args, print_table, gobin, kubeconfig, repetitions, quick):
     counts = SCALE_COUNTS_QUICK if quick else SCALE_COUNTS
-    for count in counts:
-        loaded = informerbench.run([gobin, "load", "-kubeconfig", kubeconfig, "-namespace",
-                                    informerbench.namespace_of("pods", count), "-kind", "pods",
-                                    "-count", str(count)], f"load {count} pods")
-        log(f"{count} Pods: created {loaded['created']} in {loaded['seconds']:.1f} s")
-    time.sleep(2 if quick else 10)  # let the apiserver and etcd settle after the load
+    informerbench.load_objects(gobin, kubeconfig, [("pods", count) for count in counts], quick)
     sides = sides_named("qcm", BASELINE, TYPED_JSON)
     results = {}
     for r in range(repetitions):
