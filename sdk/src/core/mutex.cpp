@@ -71,11 +71,18 @@ void Mutex::wakeOne()
     futex(&m_state, FUTEX_WAKE_PRIVATE, 1);
 }
 
-// m_sleepers counts threads that may be asleep. A waiter adds itself before it sleeps; a
-// waker removes one (or all) before it issues the wake, so each sleeper costs one wake system
-// call, not one per notification while it is being scheduled. A waiter that does not sleep
-// after all (the sequence moved on) stays counted until a later wake removes it: the count
-// can exceed the number of sleepers, never fall below it, so no wake is ever lost.
+// m_sleepers counts the threads that may be asleep: a waiter adds itself before it checks the
+// sequence a last time and sleeps, and removes itself once it is awake again. A notifier
+// increments the sequence first and reads the count after it, both sequentially consistent, so
+// one of the two sees the other: either the waiter sees the new sequence and does not sleep
+// (the kernel compares it again), or the notifier sees the waiter and wakes a sleeper.
+//
+// Only the waiter may remove itself. A notifier that removed "one sleeper" before its wake
+// (as this did before) can count out a waiter whose snapshot of the sequence already includes
+// that notifier's own increment (taken while the notifier was preempted between its two
+// steps): the wake finds nobody, the waiter then sleeps on the new value, uncounted, and every
+// later notification sees no sleeper (found when the queue benchmark hung at shutdown; see
+// tst_core_waitqueue).
 void WaitQueue::waitFor(unsigned sequence)
 {
     for (int step = 0; backOff(step); ++step) {
@@ -85,23 +92,14 @@ void WaitQueue::waitFor(unsigned sequence)
     m_sleepers.fetch_add(1, std::memory_order_seq_cst);
     if (m_sequence.load(std::memory_order_seq_cst) == sequence)
         futex(&m_sequence, FUTEX_WAIT_PRIVATE, int(sequence));
+    m_sleepers.fetch_sub(1, std::memory_order_relaxed);
     // Pairs with notify()'s increment.
     (void)m_sequence.load(std::memory_order_acquire);
 }
 
 void WaitQueue::wake(int count)
 {
-    if (count < 0) {
-        if (m_sleepers.exchange(0, std::memory_order_seq_cst) > 0)
-            futex(&m_sequence, FUTEX_WAKE_PRIVATE, INT_MAX);
-        return;
-    }
-    int sleepers = m_sleepers.load(std::memory_order_seq_cst);
-    do {
-        if (sleepers <= 0)
-            return;
-    } while (!m_sleepers.compare_exchange_weak(sleepers, sleepers - 1, std::memory_order_seq_cst));
-    futex(&m_sequence, FUTEX_WAKE_PRIVATE, 1);
+    futex(&m_sequence, FUTEX_WAKE_PRIVATE, count < 0 ? INT_MAX : count);
 }
 
 } // namespace qcm::detail

@@ -58,8 +58,9 @@ private:
 //     lock; make condition true; unlock; waitQueue.notifyOne(); // notifier
 //
 // wait() backs off like Mutex before it sleeps; notify*() makes a system call only when a
-// thread may be asleep, and one per sleeper. Spurious wake-ups are possible, so always wait
-// in a loop.
+// thread may be asleep (between registering to sleep and waking up). notifyOne() wakes at
+// least one thread that waits at the time, as std::condition_variable::notify_one does.
+// Spurious wake-ups are possible, so always wait in a loop.
 class QCM_SDK_EXPORT WaitQueue
 {
 public:
