@@ -91,7 +91,10 @@ void tst_QueueState::fifoWrapsAndGrows()
             state.push(e);
             model.push_back(e);
         } else {
-            QCOMPARE(state.pop(), model.front());
+            int item = -1;
+            const int e = state.pop(item);
+            QCOMPARE(e, model.front());
+            QCOMPARE(item, state.entry(e).item); // the slot's copy of the item
             model.pop_front();
         }
         QCOMPARE(state.queued(), model.size());

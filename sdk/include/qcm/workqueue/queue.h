@@ -160,8 +160,8 @@ std::optional<T> Queue<T>::get()
     }
     if (m_state.queued() == 0)
         return std::nullopt; // shutting down
-    const int e = m_state.pop();
-    std::optional<T> item(m_state.entry(e).item);
+    std::optional<T> item(std::in_place);
+    const int e = m_state.pop(*item);
     if (m_metrics)
         m_metrics->get(*item);
     // Normally the item is dirty and not processing. After a misused done() (client-go
