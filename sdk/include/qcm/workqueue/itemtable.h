@@ -11,6 +11,7 @@
 
 #include <QtCore/QHashFunctions>
 
+#include <atomic>
 #include <new>
 #include <utility>
 #include <vector>
@@ -30,6 +31,17 @@ public:
     };
 
     static size_t hashOf(const T &item) { return qHash(item, QHashSeed::globalSeed()); }
+
+    // For the caller before it takes its lock: starts loading the index slot that a lookup
+    // of `hash` probes first, so that the miss (the slots are written by every thread) is
+    // not taken inside the lock. Safe without the lock: it reads two atomics, and a prefetch
+    // of a stale address does nothing.
+    void prefetch(size_t hash) const
+    {
+        const Slot *index = m_slotsHint.load(std::memory_order_relaxed);
+        if (index)
+            __builtin_prefetch(index + (hash & m_maskHint.load(std::memory_order_relaxed)), 1);
+    }
 
     // The entry of `item`, or -1.
     int find(const T &item, size_t hash) const
@@ -127,6 +139,7 @@ public:
         m_slots.clear();
         m_mask = 0;
         m_used = 0;
+        m_slotsHint.store(nullptr, std::memory_order_relaxed);
     }
 
 private:
@@ -136,6 +149,8 @@ private:
         // The index can address at most 2^32 slots: the home comes from the 32-bit fragment.
         m_slots.assign(size, Slot {});
         m_mask = size - 1;
+        m_slotsHint.store(nullptr, std::memory_order_relaxed);
+        m_maskHint.store(m_mask, std::memory_order_relaxed);
         for (size_t e = 0; e < m_entries.size(); ++e) {
             if (!m_entries[e].live)
                 continue;
@@ -144,6 +159,7 @@ private:
                 i = (i + 1) & m_mask;
             m_slots[i] = Slot {int(e), quint32(m_entries[e].hash)};
         }
+        m_slotsHint.store(m_slots.data(), std::memory_order_relaxed);
     }
 
     // One slot of the open-addressing index: an entry number (-1: empty) and the low 32 bits
@@ -159,6 +175,9 @@ private:
     std::vector<Slot> m_slots;
     size_t m_mask = 0;
     size_t m_used = 0;
+    // m_slots' data and m_mask for prefetch(), which runs without the owner's lock.
+    std::atomic<const Slot *> m_slotsHint {nullptr};
+    std::atomic<size_t> m_maskHint {0};
 };
 
 } // namespace qcm::workqueue::detail

@@ -103,6 +103,7 @@ template<typename T>
 void Queue<T>::add(const T &item)
 {
     const size_t hash = State::hashOf(item); // outside the lock
+    m_state.prefetch(hash);
     std::unique_lock lock(m_mutex);
     const bool wake = addLocked(item, hash);
     lock.unlock();
@@ -177,6 +178,7 @@ template<typename T>
 void Queue<T>::done(const T &item)
 {
     const size_t hash = State::hashOf(item); // outside the lock
+    m_state.prefetch(hash);
     std::unique_lock lock(m_mutex);
     if (m_metrics)
         m_metrics->done(item);
