@@ -38,14 +38,16 @@ import informerbench
 
 HERE = pathlib.Path(__file__).resolve().parent
 
-# case, qcm benchmark, Go benchmark, how to read ns/op, target ratio
+# case, qcm benchmark, Go benchmark, how to read ns/op, target ratio, whether the target must
+# hold in every run (issue 15: (b) in every one of 5 runs) rather than for the medians
 CASES = [
-    ("(a) queue add/get/done x100", "BM_Queue/manual_time", "BenchmarkQueue", 1, 2.0),
+    ("(a) queue add/get/done x100", "BM_Queue/manual_time", "BenchmarkQueue", 1, 2.0, False),
     ("(b) 2 producers x 2 consumers, 10k keys", "BM_ParallelQueue/real_time",
-     "BenchmarkParallelQueue", 1, 1.5),
+     "BenchmarkParallelQueue", 1, 1.5, True),
     ("(c) delaying addAfter + get, per item", "BM_DelayingQueueAddAfter/200000/iterations:1",
-     "BenchmarkDelayingQueue_AddAfter", 200000, 2.0),
-    ("(d) addRateLimited, default limiter", "BM_AddRateLimited", "BenchmarkAddRateLimited", 1, 2.0),
+     "BenchmarkDelayingQueue_AddAfter", 200000, 2.0, False),
+    ("(d) addRateLimited, default limiter", "BM_AddRateLimited", "BenchmarkAddRateLimited", 1,
+     2.0, False),
 ]
 DELAYING_ITEMS = 200000
 
@@ -262,18 +264,24 @@ def run_workqueue(args, repetitions):
     missing = []
 
     rows = []
-    for name, qcm_name, go_name, qcm_divisor, target in CASES:
+    for name, qcm_name, go_name, qcm_divisor, target, every in CASES:
         if qcm_name not in qcm or go_name not in go:
             missing.append(name)
             continue
         q = statistics.median(qcm[qcm_name]) / qcm_divisor
         g = statistics.median(go[go_name])
         ratio = g / q
-        rows.append((name, q, g, ratio, target, "yes" if ratio >= target else "NO"))
+        # Run i of each side, paired in the order they ran: the lowest of those ratios.
+        lowest = min(gi / (qi / qcm_divisor) for qi, gi in zip(qcm[qcm_name], go[go_name]))
+        met = (lowest if every else ratio) >= target
+        rows.append((name, q, g, ratio, lowest, target, "every run" if every else "median",
+                     "yes" if met else "NO"))
 
     print_table([("case", 44, None), ("qcm ns/op", 14, "{:,.1f}"), ("client-go ns/op", 16, "{:,.1f}"),
-                 ("ratio", 7, "{:.2f}x"), ("target", 6, "{:.1f}x"), ("met", 3, None)], rows, args.markdown)
-    print(f"(medians of {repetitions} run(s) each; ratio = client-go / qcm"
+                 ("ratio", 7, "{:.2f}x"), ("lowest run", 10, "{:.2f}x"), ("target", 6, "{:.1f}x"),
+                 ("target for", 10, None), ("met", 3, None)], rows, args.markdown)
+    print(f"(medians of {repetitions} run(s) each; ratio = client-go / qcm; lowest run: the "
+          f"lowest ratio of run i against run i"
           f"{'; --quick: not for the record' if args.quick else ''})")
     # (b)'s lower bound: its semantics and lock with integer keys (bench_workqueue.cpp).
     floor = qcm.get("BM_ParallelQueueFloor/real_time")
