@@ -6,7 +6,7 @@
 // waiter which then slept uncounted; see mutex.cpp). The window needs a notifier preempted
 // between its two steps, so a natural run rarely opens it: with a 20-120 us pause put into
 // notify() between them by hand, the old protocol failed the 2 x 2 case within seconds in
-// every run, and the new one passes it.
+// both of two runs, and the new one passed it.
 #include <qcm/detail/mutex.h>
 
 #include <QtTest/QtTest>
