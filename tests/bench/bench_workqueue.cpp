@@ -13,6 +13,13 @@
 //                                 Mutex and WaitQueue: what the synchronisation alone costs.
 //                                 No queue with one lock can beat it on this machine, so
 //                                 client-go's (b) time over this one bounds the ratio.
+//   BM_ParallelQueueInt       (b) with Queue<int>: what the QString keys' shared reference
+//                                 counts and characters add to (b) (RESULTS.md, run 8).
+//   BM_CacheLineRoundTrip     Not a queue: two threads pinned to two CPUs pass one cache line
+//                                 back and forth; ns per round trip. On a VM it shows where
+//                                 the host placed the two vCPUs at the time, which moves (b)
+//                                 (RESULTS.md, run 8); run_bench.py measures it around each
+//                                 (b) pair.
 //   BM_DelayingQueueAddAfter  (c) client-go's BenchmarkDelayingQueue_AddAfter: N addAfter with
 //                                 a random delay up to 10 min on a fake clock, step 11 min,
 //                                 N gets. N = 200000 on both sides; reported per item.
@@ -27,7 +34,9 @@
 #include <deque>
 #include <mutex>
 #include <optional>
+#include <pthread.h>
 #include <random>
+#include <sched.h>
 #include <thread>
 
 using namespace qcm::workqueue;
@@ -175,6 +184,17 @@ void BM_ParallelQueue(benchmark::State &state)
 }
 BENCHMARK(BM_ParallelQueue)->UseRealTime();
 
+void BM_ParallelQueueInt(benchmark::State &state)
+{
+    constexpr int Keys = 10000;
+    const auto sequences = parallelSequences(Keys);
+    for (auto _ : state) {
+        Queue<int> q;
+        runParallel(q, sequences, [](int k) { return k; });
+    }
+}
+BENCHMARK(BM_ParallelQueueInt)->UseRealTime();
+
 void BM_ParallelQueueFloor(benchmark::State &state)
 {
     constexpr int Keys = 10000;
@@ -185,6 +205,58 @@ void BM_ParallelQueueFloor(benchmark::State &state)
     }
 }
 BENCHMARK(BM_ParallelQueueFloor)->UseRealTime();
+
+void BM_CacheLineRoundTrip(benchmark::State &state)
+{
+    cpu_set_t allowed;
+    CPU_ZERO(&allowed);
+    sched_getaffinity(0, sizeof allowed, &allowed);
+    int cpus[2] = {-1, -1};
+    for (int cpu = 0, found = 0; cpu < CPU_SETSIZE && found < 2; ++cpu)
+        if (CPU_ISSET(cpu, &allowed))
+            cpus[found++] = cpu;
+    if (cpus[1] < 0) {
+        state.SkipWithError("needs two CPUs");
+        return;
+    }
+    const auto pin = [](int cpu) {
+        cpu_set_t set;
+        CPU_ZERO(&set);
+        CPU_SET(cpu, &set);
+        pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+    };
+    constexpr int RoundTrips = 100000;
+    // A line of its own: nothing else the two threads touch shares it.
+    struct alignas(64) Line
+    {
+        std::atomic<int> value {0};
+    };
+    const auto line = std::make_unique<Line>();
+    for (auto _ : state) {
+        line->value.store(-1);
+        std::thread other([&] {
+            pin(cpus[1]);
+            line->value.store(0, std::memory_order_release); // pinned
+            for (int i = 0; i < RoundTrips; ++i) {
+                while (line->value.load(std::memory_order_acquire) != 2 * i + 1) { }
+                line->value.store(2 * i + 2, std::memory_order_release);
+            }
+        });
+        pin(cpus[0]);
+        while (line->value.load(std::memory_order_acquire) != 0) { }
+        const auto start = std::chrono::steady_clock::now();
+        for (int i = 0; i < RoundTrips; ++i) {
+            line->value.store(2 * i + 1, std::memory_order_release);
+            while (line->value.load(std::memory_order_acquire) != 2 * i + 2) { }
+        }
+        const auto end = std::chrono::steady_clock::now();
+        other.join();
+        // Unpinned again, so that the next thread does not inherit cpus[0] alone.
+        pthread_setaffinity_np(pthread_self(), sizeof allowed, &allowed);
+        state.SetIterationTime(std::chrono::duration<double>(end - start).count() / RoundTrips);
+    }
+}
+BENCHMARK(BM_CacheLineRoundTrip)->UseManualTime()->Iterations(5);
 
 void BM_DelayingQueueAddAfter(benchmark::State &state)
 {

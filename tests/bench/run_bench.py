@@ -18,7 +18,10 @@ to client-go's typed decode. --qcm-deltafifo: DeltaFifo against client-go's Delt
 kube-apiserver (cold sync and peak RSS, watch latency); see informerbench.py;
 --informer-scale adds its scale curve and watch throughput (informerscale.py).
 
-Both sides run every case --repetitions times; the table shows the medians. ratio is
+Both sides run every case --repetitions times; the table shows the medians. Work-queue case
+(b) runs in pairs, qcm's run i then client-go's run i, each pair between two measurements of
+the cache-line round trip between two CPUs (on a VM it moves with the host's placement of the
+vCPUs, and (b) with it); a second table shows every pair. ratio is
 client-go ns/op divided by qcm ns/op: 2.0 means qcm does the same work in half the time.
 --quick runs each side once with short times, to check that the runner and every case work;
 its figures are not for the record. Exits non-zero if a case is missing on either side (not
@@ -52,9 +55,11 @@ CASES = [
 DELAYING_ITEMS = 200000
 
 
-def run_qcm(binary, repetitions, quick):
+def run_qcm(binary, repetitions, quick, benchmark_filter=None):
     args = [binary, "--benchmark_format=json", f"--benchmark_repetitions={repetitions}",
             "--benchmark_report_aggregates_only=false"]
+    if benchmark_filter:
+        args.append(f"--benchmark_filter={benchmark_filter}")
     if quick:
         args.append("--benchmark_min_time=0.05")
     out = subprocess.run(args, check=True, capture_output=True, text=True).stdout
@@ -206,7 +211,7 @@ def go_bench(go, pattern, benchtime, repetitions):
 
 
 def run_go(go, repetitions, quick):
-    runs = [("Queue$|ParallelQueue|AddRateLimited", "100ms" if quick else "1s"),
+    runs = [("^BenchmarkQueue$|AddRateLimited", "100ms" if quick else "1s"),
             ("DelayingQueue_AddAfter", f"{DELAYING_ITEMS}x")]
     times = {}
     for pattern, benchtime in runs:
@@ -258,10 +263,70 @@ def main():
     return 0
 
 
+def run_parallel_pairs(args, repetitions):
+    """(b) in pairs: qcm's run i, then client-go's run i, each pair between two measurements
+    of the cache-line round trip between the first two CPUs. On a VM that round trip moves
+    with where the host puts the vCPUs (50-90 ns or 300-350 ns on the record machine, in spells
+    of seconds), and (b) moves with it (RESULTS.md, run 8): a pair runs within two seconds, so
+    both sides of a pair meet the same machine. Returns qcm's and client-go's times by
+    benchmark name, and the pairs for the per-run table."""
+    qcm, go_times, pairs = {}, {}, []
+    benchtime = "100ms" if args.quick else "1s"
+    env = dict(os.environ, GOTOOLCHAIN="local", GOFLAGS="-mod=mod")
+    with tempfile.TemporaryDirectory() as tmp:
+        gobench = os.path.join(tmp, "gobench")
+        subprocess.run([args.go, "test", "-c", "-o", gobench, "."], cwd=HERE / "go", env=env,
+                       check=True, capture_output=True)
+
+        def round_trip():  # None on a single CPU, where the benchmark skips itself
+            t = run_qcm(args.qcm_bench, 1, False, "BM_CacheLineRoundTrip")
+            v = t.get("BM_CacheLineRoundTrip/iterations:5/manual_time")
+            return statistics.median(v) if v else None
+        for _ in range(repetitions):
+            before = round_trip()
+            q = run_qcm(args.qcm_bench, 1, args.quick, "^BM_ParallelQueue(Int|Floor)?/")
+            out = subprocess.run([gobench, "-test.run", "^$", "-test.bench",
+                                  "^BenchmarkParallelQueue$", "-test.benchtime", benchtime],
+                                 cwd=HERE / "go", check=True, capture_output=True,
+                                 text=True).stdout
+            g = re.search(r"^BenchmarkParallelQueue(?:-\d+)?\s+\d+\s+([\d.]+) ns/op", out, re.M)
+            after = round_trip()
+            for name, times in q.items():
+                qcm.setdefault(name, []).extend(times)
+            if g:
+                go_times.setdefault("BenchmarkParallelQueue", []).append(float(g.group(1)))
+            pairs.append((before, after, q.get("BM_ParallelQueue/real_time", [None])[0],
+                          float(g.group(1)) if g else None,
+                          q.get("BM_ParallelQueueInt/real_time", [None])[0],
+                          q.get("BM_ParallelQueueFloor/real_time", [None])[0]))
+    return qcm, go_times, pairs
+
+
+def print_pairs(pairs, markdown):
+    rows = []
+    for i, (before, after, q, g, q_int, floor) in enumerate(pairs, 1):
+        ms = [None if v is None else v / 1e6 for v in (q, g, q_int, floor)]
+        rows.append((f"run {i}", before, after, ms[0], ms[1],
+                     g / q if q and g else None, ms[2], ms[3]))
+    print_table([("(b) pair", 8, None), ("round trip before ns", 20, "{:.0f}"),
+                 ("after ns", 8, "{:.0f}"), ("qcm ms", 7, "{:.2f}"), ("client-go ms", 12, "{:.2f}"),
+                 ("ratio", 6, "{:.2f}x"), ("Queue<int> ms", 13, "{:.2f}"),
+                 ("floor ms", 8, "{:.2f}")], rows, markdown)
+    print("(each pair: qcm's (b), Queue<int> and the floor, then client-go's (b), between two "
+          "measurements of the cache-line round trip between the first two CPUs)")
+    print()
+
+
 def run_workqueue(args, repetitions):
-    qcm = run_qcm(args.qcm_bench, repetitions, args.quick)
+    qcm = run_qcm(args.qcm_bench, repetitions, args.quick,
+                  "-BM_ParallelQueue|BM_CacheLineRoundTrip")
     go = run_go(args.go, repetitions, args.quick)
+    pair_qcm, pair_go, pairs = run_parallel_pairs(args, repetitions)
+    qcm.update(pair_qcm)
+    go.update(pair_go)
     missing = []
+    if not pairs or any(v is None for pair in pairs for v in pair[2:]):
+        missing.append("(b) pairs")
 
     rows = []
     for name, qcm_name, go_name, qcm_divisor, target, every in CASES:
@@ -295,6 +360,7 @@ def run_workqueue(args, repetitions):
     elif "(b) 2 producers x 2 consumers, 10k keys" not in missing:
         missing.append("(b) floor")
     print()
+    print_pairs(pairs, args.markdown)
     return missing
 
 
