@@ -264,7 +264,7 @@ def main():
 
 
 def run_parallel_pairs(args, repetitions):
-    """(b) in pairs: qcm's run i, then client-go's run i, each pair between two measurements
+    """(b) in pairs: qcm's run i, then client-go's run i, each run between two measurements
     of the cache-line round trip between the first two CPUs. On a VM that round trip moves
     with where the host puts the vCPUs (50-90 ns or 300-350 ns on the record machine, in spells
     of seconds), and (b) moves with it (RESULTS.md, run 8): a pair runs within two seconds, so
@@ -284,18 +284,20 @@ def run_parallel_pairs(args, repetitions):
             return statistics.median(v) if v else None
         for _ in range(repetitions):
             before = round_trip()
-            q = run_qcm(args.qcm_bench, 1, args.quick, "^BM_ParallelQueue(Int|Floor)?/")
+            q = run_qcm(args.qcm_bench, 1, args.quick, "^BM_ParallelQueue/")
+            between = round_trip()
             out = subprocess.run([gobench, "-test.run", "^$", "-test.bench",
                                   "^BenchmarkParallelQueue$", "-test.benchtime", benchtime],
                                  cwd=HERE / "go", check=True, capture_output=True,
                                  text=True).stdout
             g = re.search(r"^BenchmarkParallelQueue(?:-\d+)?\s+\d+\s+([\d.]+) ns/op", out, re.M)
             after = round_trip()
+            q.update(run_qcm(args.qcm_bench, 1, args.quick, "^BM_ParallelQueue(Int|Floor)/"))
             for name, times in q.items():
                 qcm.setdefault(name, []).extend(times)
             if g:
                 go_times.setdefault("BenchmarkParallelQueue", []).append(float(g.group(1)))
-            pairs.append((before, after, q.get("BM_ParallelQueue/real_time", [None])[0],
+            pairs.append((before, between, after, q.get("BM_ParallelQueue/real_time", [None])[0],
                           float(g.group(1)) if g else None,
                           q.get("BM_ParallelQueueInt/real_time", [None])[0],
                           q.get("BM_ParallelQueueFloor/real_time", [None])[0]))
@@ -304,16 +306,16 @@ def run_parallel_pairs(args, repetitions):
 
 def print_pairs(pairs, markdown):
     rows = []
-    for i, (before, after, q, g, q_int, floor) in enumerate(pairs, 1):
+    for i, (before, between, after, q, g, q_int, floor) in enumerate(pairs, 1):
         ms = [None if v is None else v / 1e6 for v in (q, g, q_int, floor)]
-        rows.append((f"run {i}", before, after, ms[0], ms[1],
+        rows.append((f"run {i}", before, ms[0], between, ms[1], after,
                      g / q if q and g else None, ms[2], ms[3]))
-    print_table([("(b) pair", 8, None), ("round trip before ns", 20, "{:.0f}"),
-                 ("after ns", 8, "{:.0f}"), ("qcm ms", 7, "{:.2f}"), ("client-go ms", 12, "{:.2f}"),
+    print_table([("(b) pair", 8, None), ("rt ns", 5, "{:.0f}"), ("qcm ms", 7, "{:.2f}"),
+                 ("rt ns", 5, "{:.0f}"), ("client-go ms", 12, "{:.2f}"), ("rt ns", 5, "{:.0f}"),
                  ("ratio", 6, "{:.2f}x"), ("Queue<int> ms", 13, "{:.2f}"),
                  ("floor ms", 8, "{:.2f}")], rows, markdown)
-    print("(each pair: qcm's (b), Queue<int> and the floor, then client-go's (b), between two "
-          "measurements of the cache-line round trip between the first two CPUs)")
+    print("(each pair in this order: the cache-line round trip between the first two CPUs (rt), "
+          "qcm's (b), rt, client-go's (b), rt, then qcm's (b) with Queue<int> and the floor)")
     print()
 
 
@@ -325,7 +327,7 @@ def run_workqueue(args, repetitions):
     qcm.update(pair_qcm)
     go.update(pair_go)
     missing = []
-    if not pairs or any(v is None for pair in pairs for v in pair[2:]):
+    if not pairs or any(v is None for pair in pairs for v in pair[3:]):
         missing.append("(b) pairs")
 
     rows = []
