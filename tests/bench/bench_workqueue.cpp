@@ -15,6 +15,8 @@
 //                                 client-go's (b) time over this one bounds the ratio.
 //   BM_ParallelQueueInt       (b) with Queue<int>: what the QString keys' shared reference
 //                                 counts and characters add to (b) (RESULTS.md, run 8).
+//   BM_ParallelQueueRaw       (b) with keys made by QString::fromRawData: copies touch no
+//                                 reference count, so what (b) costs without that traffic.
 //   BM_CacheLineRoundTrip     Not a queue: two threads pinned to two CPUs pass one cache line
 //                                 back and forth; ns per round trip. On a VM it shows where
 //                                 the host placed the two vCPUs at the time, which moves (b)
@@ -194,6 +196,21 @@ void BM_ParallelQueueInt(benchmark::State &state)
     }
 }
 BENCHMARK(BM_ParallelQueueInt)->UseRealTime();
+
+void BM_ParallelQueueRaw(benchmark::State &state)
+{
+    constexpr int Keys = 10000;
+    const QStringList owned = makeKeys(Keys, "namespace/object-%1"); // outlives `keys`
+    QStringList keys;
+    for (const QString &k : owned)
+        keys << QString::fromRawData(k.constData(), k.size());
+    const auto sequences = parallelSequences(Keys);
+    for (auto _ : state) {
+        Queue<QString> q;
+        runParallel(q, sequences, [&keys](int k) -> const QString & { return keys[k]; });
+    }
+}
+BENCHMARK(BM_ParallelQueueRaw)->UseRealTime();
 
 void BM_ParallelQueueFloor(benchmark::State &state)
 {

@@ -292,7 +292,7 @@ def run_parallel_pairs(args, repetitions):
                                  text=True).stdout
             g = re.search(r"^BenchmarkParallelQueue(?:-\d+)?\s+\d+\s+([\d.]+) ns/op", out, re.M)
             after = round_trip()
-            q.update(run_qcm(args.qcm_bench, 1, args.quick, "^BM_ParallelQueue(Int|Floor)/"))
+            q.update(run_qcm(args.qcm_bench, 1, args.quick, "^BM_ParallelQueue(Int|Raw|Floor)/"))
             for name, times in q.items():
                 qcm.setdefault(name, []).extend(times)
             if g:
@@ -300,22 +300,24 @@ def run_parallel_pairs(args, repetitions):
             pairs.append((before, between, after, q.get("BM_ParallelQueue/real_time", [None])[0],
                           float(g.group(1)) if g else None,
                           q.get("BM_ParallelQueueInt/real_time", [None])[0],
+                          q.get("BM_ParallelQueueRaw/real_time", [None])[0],
                           q.get("BM_ParallelQueueFloor/real_time", [None])[0]))
     return qcm, go_times, pairs
 
 
 def print_pairs(pairs, markdown):
     rows = []
-    for i, (before, between, after, q, g, q_int, floor) in enumerate(pairs, 1):
-        ms = [None if v is None else v / 1e6 for v in (q, g, q_int, floor)]
+    for i, (before, between, after, q, g, q_int, q_raw, floor) in enumerate(pairs, 1):
+        ms = [None if v is None else v / 1e6 for v in (q, g, q_int, q_raw, floor)]
         rows.append((f"run {i}", before, ms[0], between, ms[1], after,
-                     g / q if q and g else None, ms[2], ms[3]))
+                     g / q if q and g else None, ms[2], ms[3], ms[4]))
     print_table([("(b) pair", 8, None), ("rt ns", 5, "{:.0f}"), ("qcm ms", 7, "{:.2f}"),
                  ("rt ns", 5, "{:.0f}"), ("client-go ms", 12, "{:.2f}"), ("rt ns", 5, "{:.0f}"),
                  ("ratio", 6, "{:.2f}x"), ("Queue<int> ms", 13, "{:.2f}"),
-                 ("floor ms", 8, "{:.2f}")], rows, markdown)
+                 ("raw keys ms", 11, "{:.2f}"), ("floor ms", 8, "{:.2f}")], rows, markdown)
     print("(each pair in this order: the cache-line round trip between the first two CPUs (rt), "
-          "qcm's (b), rt, client-go's (b), rt, then qcm's (b) with Queue<int> and the floor)")
+          "qcm's (b), rt, client-go's (b), rt, then qcm's (b) with Queue<int>, with raw keys "
+          "(QString::fromRawData: no reference counts) and the floor)")
     print()
 
 
