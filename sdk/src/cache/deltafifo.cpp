@@ -63,17 +63,19 @@ std::optional<Error> DeltaFifo::queueActionLocked(
             return transformed.error();
         delta.object = *transformed;
     }
-    auto it = m_items.find(*key);
-    const bool isNew = it == m_items.end();
-    if (isNew)
-        it = m_items.insert(*key, {});
-    it->append(std::move(delta));
-    dedupDeltas(*it);
+    // One lookup: every key in m_items has at least one delta, so an empty list is a new key.
+    Deltas &deltas = m_items[*key];
+    const bool isNew = deltas.isEmpty();
+    deltas.append(std::move(delta));
+    dedupDeltas(deltas);
     if (isNew) {
         m_queue.push_back(*key);
         m_options.metrics.setQueuedItems(m_queue.size());
+        // pop() waits only while the queue is empty, so only the key that ends an empty spell
+        // can have a waiter to wake (every waiter's snapshot predates it).
+        if (m_queue.size() == 1)
+            m_changed.notifyAll();
     }
-    m_changed.notifyAll();
     return std::nullopt;
 }
 
@@ -218,7 +220,7 @@ std::optional<Result<Deltas>> DeltaFifo::popLocked(const Process &process)
 {
     // Computed before the counter moves: the last item of the first list is still "in".
     const bool isInInitialList = !hasSyncedLocked();
-    const QString key = m_queue.front();
+    const QString key = std::move(m_queue.front());
     m_queue.pop_front();
     if (m_initialPopulationCount > 0) {
         --m_initialPopulationCount;

@@ -48,7 +48,10 @@ std::optional<Error> RealFifo::addToItemsLocked(
         delta.object = *transformed;
     }
     m_items.push_back(std::move(delta));
-    m_changed.notifyAll();
+    // pop() waits only while the FIFO is empty, so only the item that ends an empty spell can
+    // have a waiter to wake (every waiter's snapshot predates it).
+    if (m_items.size() == 1)
+        m_changed.notifyAll();
     recordQueuedLocked();
     return std::nullopt;
 }

@@ -11,6 +11,9 @@
 #include <QtCore/QStringList>
 
 #include <atomic>
+#include <chrono>
+#include <functional>
+#include <memory>
 #include <thread>
 #include <vector>
 
@@ -99,6 +102,54 @@ inline int popsReleasedByClose(qcm::cache::Queue &queue, int poppers)
     for (auto &t : threads)
         t.join();
     return closedErrors.load();
+}
+
+// Rounds of `producers` threads adding `keys` objects each (distinct names, one update
+// each; the last key after a pause) while `consumers` threads pop, for about `duration`, each
+// round on a fresh queue from `make`. A consumer asleep while deltas are queued (a lost
+// wake-up) strands them: a round that has not seen every delta after 20 s closes its queue and
+// the function returns the shortfall (0: every delta came out in every round).
+inline int deltasStrandedUnderConcurrentPops(
+    const std::function<std::unique_ptr<qcm::cache::Queue>()> &make, int producers, int consumers,
+    int keys, std::chrono::milliseconds duration)
+{
+    const int expected = producers * keys * 2;
+    const auto end = std::chrono::steady_clock::now() + duration;
+    do {
+        const std::unique_ptr<qcm::cache::Queue> queue = make();
+        std::atomic<int> seen {0};
+        const qcm::cache::Queue::Process count = [&](const Deltas &deltas, bool) {
+            seen += int(deltas.size());
+            return std::optional<qcm::Error>();
+        };
+        std::vector<std::thread> threads;
+        for (int c = 0; c < consumers; ++c)
+            threads.emplace_back([&] {
+                while (seen.load() < expected && queue->pop(count)) { }
+            });
+        for (int p = 0; p < producers; ++p)
+            threads.emplace_back([&, p] {
+                for (int i = 0; i < keys; ++i) {
+                    // The last key after a pause, into a queue the consumers have emptied and
+                    // gone to sleep on: its push alone must wake one.
+                    if (i == keys - 1)
+                        std::this_thread::sleep_for(std::chrono::milliseconds(3));
+                    const QString name = QStringLiteral("p%1-%2").arg(p).arg(i);
+                    queue->add(obj(name, 1));
+                    queue->update(obj(name, 2));
+                }
+            });
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+        while (seen.load() < expected && std::chrono::steady_clock::now() < deadline)
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        const int seenInTime = seen.load(); // close() below wakes every consumer: count first
+        queue->close(); // releases the consumers still in pop()
+        for (auto &t : threads)
+            t.join();
+        if (seenInTime != expected)
+            return expected - seenInTime;
+    } while (std::chrono::steady_clock::now() < end);
+    return 0;
 }
 
 } // namespace fifotest

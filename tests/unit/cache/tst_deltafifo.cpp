@@ -41,6 +41,8 @@ class tst_DeltaFifo : public QObject
 
 private slots:
     void basic();
+    void concurrentPopsMissNoWakeUp_data();
+    void concurrentPopsMissNoWakeUp();
     void addUpdate();
     void addReplace();
     void transformer();
@@ -87,6 +89,28 @@ void tst_DeltaFifo::basic()
     a.join();
     b.join();
     QVERIFY(f.listKeys().isEmpty());
+}
+
+// Not from client-go: producers and consumers on every side of the empty queue. pop() waits
+// only while the queue is empty and a push notifies only when it ends an empty spell, so a
+// lost wake-up would strand deltas with every consumer asleep.
+void tst_DeltaFifo::concurrentPopsMissNoWakeUp_data()
+{
+    QTest::addColumn<int>("producers");
+    QTest::addColumn<int>("consumers");
+    QTest::newRow("1x1") << 1 << 1;
+    QTest::newRow("2x2") << 2 << 2;
+    QTest::newRow("1x3") << 1 << 3;
+}
+
+void tst_DeltaFifo::concurrentPopsMissNoWakeUp()
+{
+    QFETCH(int, producers);
+    QFETCH(int, consumers);
+    const auto make = [] { return std::make_unique<DeltaFifo>(options()); };
+    QCOMPARE(deltasStrandedUnderConcurrentPops(
+                 make, producers, consumers, 200, std::chrono::milliseconds(700)),
+        0);
 }
 
 // TestDeltaFIFO_addUpdate

@@ -59,6 +59,8 @@ class tst_RealFifo : public QObject
 
 private slots:
     void basic();
+    void concurrentPopsMissNoWakeUp_data();
+    void concurrentPopsMissNoWakeUp();
     void replaceWithDeleteDeltaIn();
     void replaceMakesDeletionsForObjectsOnlyInQueue_data();
     void replaceMakesDeletionsForObjectsOnlyInQueue();
@@ -107,6 +109,28 @@ void tst_RealFifo::basic()
     b.join();
     QCOMPARE(lastA, amount);
     QCOMPARE(lastB, amount);
+}
+
+// Not from client-go: producers and consumers on every side of the empty queue. pop() waits
+// only while the queue is empty and a push notifies only when it ends an empty spell, so a
+// lost wake-up would strand deltas with every consumer asleep.
+void tst_RealFifo::concurrentPopsMissNoWakeUp_data()
+{
+    QTest::addColumn<int>("producers");
+    QTest::addColumn<int>("consumers");
+    QTest::newRow("1x1") << 1 << 1;
+    QTest::newRow("2x2") << 2 << 2;
+    QTest::newRow("1x3") << 1 << 3;
+}
+
+void tst_RealFifo::concurrentPopsMissNoWakeUp()
+{
+    QFETCH(int, producers);
+    QFETCH(int, consumers);
+    const auto make = [] { return std::make_unique<RealFifo>(options(nullptr)); };
+    QCOMPARE(deltasStrandedUnderConcurrentPops(
+                 make, producers, consumers, 200, std::chrono::milliseconds(700)),
+        0);
 }
 
 // TestRealFIFO_replaceWithDeleteDeltaIn (kubernetes#83810): a queued Delete of a key does not

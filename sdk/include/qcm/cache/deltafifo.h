@@ -87,7 +87,7 @@ private:
 
     Options m_options;
     mutable detail::Mutex m_mutex;
-    detail::WaitQueue m_changed; // notified when an item is queued or the FIFO closes
+    detail::WaitQueue m_changed; // notified when the FIFO stops being empty, or closes
     QHash<QString, Deltas> m_items; // guarded by m_mutex
     std::deque<QString> m_queue; // guarded by m_mutex; every key in it is in m_items
     bool m_populated = false; // guarded by m_mutex

@@ -77,7 +77,7 @@ private:
 
     Options m_options;
     mutable detail::Mutex m_mutex;
-    detail::WaitQueue m_changed; // notified when an item is queued or the FIFO closes
+    detail::WaitQueue m_changed; // notified when the FIFO stops being empty, or closes
     std::deque<Delta> m_items; // guarded by m_mutex
     bool m_populated = false; // guarded by m_mutex
     int m_initialPopulationCount = 0; // guarded by m_mutex
