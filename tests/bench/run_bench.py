@@ -202,6 +202,11 @@ def go_bench(go, pattern, benchtime, repetitions):
     out = subprocess.run([go, "test", "-run", "^$", "-bench", pattern, "-benchtime", benchtime,
                           "-count", str(repetitions), "."], cwd=HERE / "go", env=env, check=True,
                          capture_output=True, text=True).stdout
+    return go_times_of(out)
+
+
+def go_times_of(out):
+    """ns/op by benchmark name (without the -N suffix) from `go test -bench` output."""
     times = {}
     for line in out.splitlines():
         m = re.match(r"^(Benchmark\S+?)(?:-\d+)?\s+\d+\s+([\d.]+) ns/op", line)
@@ -266,7 +271,7 @@ def main():
 def run_parallel_pairs(args, repetitions):
     """(b) in pairs: qcm's run i, then client-go's run i, each run between two measurements
     of the cache-line round trip between the first two CPUs. On a VM that round trip moves
-    with where the host puts the vCPUs (50-90 ns or 300-350 ns on the record machine, in spells
+    with where the host puts the vCPUs (50-90 ns or 280-370 ns on the record machine, in spells
     of seconds), and (b) moves with it (RESULTS.md, run 8): a pair runs within two seconds, so
     both sides of a pair meet the same machine. Returns qcm's and client-go's times by
     benchmark name, and the pairs for the per-run table."""
@@ -290,15 +295,14 @@ def run_parallel_pairs(args, repetitions):
                                   "^BenchmarkParallelQueue$", "-test.benchtime", benchtime],
                                  cwd=HERE / "go", check=True, capture_output=True,
                                  text=True).stdout
-            g = re.search(r"^BenchmarkParallelQueue(?:-\d+)?\s+\d+\s+([\d.]+) ns/op", out, re.M)
+            g = go_times_of(out).get("BenchmarkParallelQueue", [None])[0]
             after = round_trip()
             q.update(run_qcm(args.qcm_bench, 1, args.quick, "^BM_ParallelQueue(Int|Raw|Floor)/"))
             for name, times in q.items():
                 qcm.setdefault(name, []).extend(times)
-            if g:
-                go_times.setdefault("BenchmarkParallelQueue", []).append(float(g.group(1)))
-            pairs.append((before, between, after, q.get("BM_ParallelQueue/real_time", [None])[0],
-                          float(g.group(1)) if g else None,
+            if g is not None:
+                go_times.setdefault("BenchmarkParallelQueue", []).append(g)
+            pairs.append((before, between, after, q.get("BM_ParallelQueue/real_time", [None])[0], g,
                           q.get("BM_ParallelQueueInt/real_time", [None])[0],
                           q.get("BM_ParallelQueueRaw/real_time", [None])[0],
                           q.get("BM_ParallelQueueFloor/real_time", [None])[0]))
