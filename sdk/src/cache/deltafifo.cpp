@@ -7,25 +7,6 @@
 
 namespace qcm::cache {
 
-namespace {
-
-// Only two consecutive Deleted deltas merge; the older one is kept unless it is a tombstone.
-void dedupDeltas(Deltas &deltas)
-{
-    const qsizetype n = deltas.size();
-    if (n < 2)
-        return;
-    const Delta &a = deltas[n - 1];
-    const Delta &b = deltas[n - 2];
-    if (a.type != DeltaType::Deleted || b.type != DeltaType::Deleted)
-        return;
-    if (b.isTombstone())
-        deltas[n - 2] = a;
-    deltas.removeLast();
-}
-
-} // namespace
-
 DeltaFifo::DeltaFifo() : DeltaFifo(Options {}) { }
 
 DeltaFifo::DeltaFifo(Options options) : m_options(std::move(options))
@@ -51,25 +32,52 @@ Result<QString> DeltaFifo::keyOf(const Delta &delta) const
 }
 
 std::optional<Error> DeltaFifo::queueActionLocked(
-    DeltaType type, DeltaType internalType, std::variant<Object, DeletedFinalStateUnknown> object)
+    DeltaType internalType, Delta &&delta, const QString &key, size_t hash)
 {
-    Delta delta {type, std::move(object)};
-    auto key = keyOf(delta);
-    if (!key)
-        return key.error();
     if (m_options.transformer && !delta.isTombstone() && internalType != DeltaType::Sync) {
         auto transformed = m_options.transformer(std::get<Object>(delta.object));
         if (!transformed)
             return transformed.error();
         delta.object = *transformed;
     }
-    // One lookup: every key in m_items has at least one delta, so an empty list is a new key.
-    Deltas &deltas = m_items[*key];
-    const bool isNew = deltas.isEmpty();
-    deltas.append(std::move(delta));
-    dedupDeltas(deltas);
+    bool isNew = false;
+    const int e = m_items.findOrInsert(key, hash, &isNew);
+    int n;
+    if (!m_freeNodes.empty()) {
+        n = m_freeNodes.back();
+        m_freeNodes.pop_back();
+    } else {
+        n = m_nodeCount++;
+        if (size_t(n) >> NodeChunkShift == m_nodeChunks.size())
+            m_nodeChunks.push_back(std::make_unique<Node[]>(size_t(1) << NodeChunkShift));
+    }
+    Chain &chain = m_items.entry(e).value;
+    Node &node = nodeLocked(n);
+    node.delta = std::move(delta);
+    node.prev = chain.tail;
+    node.next = -1;
+    if (chain.tail >= 0)
+        nodeLocked(chain.tail).next = n;
+    else
+        chain.head = n;
+    chain.tail = n;
+    ++chain.count;
+    // Only two consecutive Deleted deltas merge; the older one is kept unless it is a
+    // tombstone.
+    if (chain.count >= 2) {
+        Node &older = nodeLocked(node.prev);
+        if (node.delta.type == DeltaType::Deleted && older.delta.type == DeltaType::Deleted) {
+            if (older.delta.isTombstone())
+                older.delta = std::move(node.delta);
+            node.delta = Delta {}; // releases its object
+            chain.tail = node.prev;
+            older.next = -1;
+            --chain.count;
+            m_freeNodes.push_back(n);
+        }
+    }
     if (isNew) {
-        m_queue.push_back(*key);
+        m_queue.push_back(e);
         m_options.metrics.setQueuedItems(m_queue.size());
         // pop() waits only while the queue is empty, so only the key that ends an empty spell
         // can have a waiter to wake (every waiter's snapshot predates it).
@@ -79,20 +87,30 @@ std::optional<Error> DeltaFifo::queueActionLocked(
     return std::nullopt;
 }
 
-std::optional<Error> DeltaFifo::add(const Object &object)
+std::optional<Error> DeltaFifo::queueAction(DeltaType type, const Object &object)
 {
+    // The key, its hash and the delta's copy of the object are made before the lock.
+    const Result<QString> key = m_options.keyFunction(object);
+    const size_t hash = key ? Table::hashOf(*key) : 0;
+    if (key)
+        m_items.prefetch(hash);
+    Delta delta {type, object};
     std::lock_guard lock(m_mutex);
     m_populated = true;
     checkSyncedLocked();
-    return queueActionLocked(DeltaType::Added, DeltaType::Added, object);
+    if (!key)
+        return key.error();
+    return queueActionLocked(type, std::move(delta), *key, hash);
+}
+
+std::optional<Error> DeltaFifo::add(const Object &object)
+{
+    return queueAction(DeltaType::Added, object);
 }
 
 std::optional<Error> DeltaFifo::update(const Object &object)
 {
-    std::lock_guard lock(m_mutex);
-    m_populated = true;
-    checkSyncedLocked();
-    return queueActionLocked(DeltaType::Updated, DeltaType::Updated, object);
+    return queueAction(DeltaType::Updated, object);
 }
 
 std::optional<Error> DeltaFifo::remove(const Object &object)
@@ -100,17 +118,18 @@ std::optional<Error> DeltaFifo::remove(const Object &object)
     auto key = m_options.keyFunction(object);
     if (!key)
         return key.error();
+    const size_t hash = Table::hashOf(*key);
     std::lock_guard lock(m_mutex);
     m_populated = true;
     checkSyncedLocked();
-    const bool queued = m_items.contains(*key);
+    const bool queued = m_items.find(*key, hash) >= 0;
     if (!m_options.knownObjects) {
         if (!queued)
             return std::nullopt; // we never saw it: nothing to delete
     } else if (!queued && !m_options.knownObjects->getByKey(*key)) {
         return std::nullopt; // neither known nor queued
     }
-    return queueActionLocked(DeltaType::Deleted, DeltaType::Deleted, object);
+    return queueActionLocked(DeltaType::Deleted, Delta {DeltaType::Deleted, object}, *key, hash);
 }
 
 std::optional<Error> DeltaFifo::replace(const QList<Object> &list, const QString &)
@@ -125,22 +144,24 @@ std::optional<Error> DeltaFifo::replace(const QList<Object> &list, const QString
         if (!key)
             return key.error();
         keys.insert(*key);
-        if (auto error = queueActionLocked(action, DeltaType::Replaced, object))
+        if (auto error = queueActionLocked(
+                DeltaType::Replaced, Delta {action, object}, *key, Table::hashOf(*key)))
             return Error {error->file, error->field,
                 QStringLiteral("couldn't enqueue object: ") + error->reason};
     }
 
     int queuedDeletions = 0;
     // Queued keys missing from the list, in queue order, with their newest object.
-    const std::deque<QString> queued = m_queue;
-    for (const QString &key : queued) {
+    const std::deque<int> queued = m_queue; // entry numbers stay valid: nothing is erased
+    for (const int e : queued) {
+        const QString key = m_items.entry(e).item;
         if (keys.contains(key))
             continue;
-        const Deltas &deltas = m_items[key];
-        Object last = deltas.isEmpty() ? Object() : deltas.last().lastKnown();
+        Object last = newestLocked(e).lastKnown();
         ++queuedDeletions;
-        if (auto error = queueActionLocked(
-                DeltaType::Deleted, DeltaType::Deleted, DeletedFinalStateUnknown {key, last}))
+        if (auto error = queueActionLocked(DeltaType::Deleted,
+                Delta {DeltaType::Deleted, DeletedFinalStateUnknown {key, std::move(last)}}, key,
+                m_items.entry(e).hash))
             return error;
     }
     // Known keys missing from the list and not queued, in key order, with the known object.
@@ -150,12 +171,14 @@ std::optional<Error> DeltaFifo::replace(const QList<Object> &list, const QString
         for (const QString &key : std::as_const(known)) {
             if (keys.contains(key))
                 continue;
-            if (auto it = m_items.constFind(key); it != m_items.constEnd() && !it->isEmpty())
+            const size_t hash = Table::hashOf(key);
+            if (m_items.find(key, hash) >= 0)
                 continue;
-            const Object last = m_options.knownObjects->getByKey(key).value_or(Object());
+            Object last = m_options.knownObjects->getByKey(key).value_or(Object());
             ++queuedDeletions;
-            if (auto error = queueActionLocked(
-                    DeltaType::Deleted, DeltaType::Deleted, DeletedFinalStateUnknown {key, last}))
+            if (auto error = queueActionLocked(DeltaType::Deleted,
+                    Delta {DeltaType::Deleted, DeletedFinalStateUnknown {key, std::move(last)}},
+                    key, hash))
                 return error;
         }
     }
@@ -177,9 +200,10 @@ std::optional<Error> DeltaFifo::syncKeyLocked(const QString &key)
         return id.error();
     // Keys with queued deltas are skipped: a Sync of the known object would overwrite a newer
     // event with a stale object.
-    if (auto it = m_items.constFind(*id); it != m_items.constEnd() && !it->isEmpty())
+    const size_t hash = Table::hashOf(*id);
+    if (m_items.find(*id, hash) >= 0)
         return std::nullopt;
-    return queueActionLocked(DeltaType::Sync, DeltaType::Sync, *object);
+    return queueActionLocked(DeltaType::Sync, Delta {DeltaType::Sync, *object}, *id, hash);
 }
 
 std::optional<Error> DeltaFifo::resync()
@@ -195,42 +219,73 @@ std::optional<Error> DeltaFifo::resync()
 
 Result<Deltas> DeltaFifo::pop(const Process &process)
 {
+    // Most keys hold one delta when popped: the list for it is allocated before the lock.
+    Deltas deltas;
+    deltas.reserve(1);
     std::unique_lock lock(m_mutex);
-    for (;;) {
-        while (m_queue.empty()) {
-            if (m_closed)
-                return Error {{}, {}, closedError()};
-            m_changed.wait(lock);
-        }
-        if (auto popped = popLocked(process))
-            return std::move(*popped);
+    while (m_queue.empty()) {
+        if (m_closed)
+            return Error {{}, {}, closedError()};
+        m_changed.wait(lock);
     }
+    return popLocked(process, std::move(deltas));
 }
 
 std::optional<Result<Deltas>> DeltaFifo::tryPop(const Process &process)
 {
     std::lock_guard lock(m_mutex);
-    while (!m_queue.empty())
-        if (auto popped = popLocked(process))
-            return popped;
-    return std::nullopt;
+    if (m_queue.empty())
+        return std::nullopt;
+    return popLocked(process, Deltas());
 }
 
-std::optional<Result<Deltas>> DeltaFifo::popLocked(const Process &process)
+const Delta &DeltaFifo::newestLocked(int entry) const
+{
+    return nodeLocked(m_items.entry(entry).value.tail).delta;
+}
+
+Deltas DeltaFifo::copyLocked(int entry) const
+{
+    const Chain &chain = m_items.entry(entry).value;
+    Deltas deltas;
+    deltas.reserve(chain.count);
+    for (int n = chain.head; n >= 0; n = nodeLocked(n).next)
+        deltas.append(nodeLocked(n).delta);
+    return deltas;
+}
+
+void DeltaFifo::takeLocked(int entry, Deltas &deltas)
+{
+    const Chain chain = m_items.entry(entry).value;
+    deltas.reserve(chain.count);
+    for (int n = chain.head; n >= 0;) {
+        Node &node = nodeLocked(n);
+        deltas.append(std::move(node.delta));
+        m_freeNodes.push_back(n);
+        n = node.next;
+    }
+    m_items.erase(entry);
+    // A queue that drained after a long list gives its pool back rather than keeping a node
+    // per object of the largest backlog it ever held.
+    if (m_queue.empty() && m_nodeCount > IdlePoolNodes) {
+        m_nodeChunks = decltype(m_nodeChunks)();
+        m_nodeCount = 0;
+        m_freeNodes = {};
+        m_items.clear();
+    }
+}
+
+Result<Deltas> DeltaFifo::popLocked(const Process &process, Deltas deltas)
 {
     // Computed before the counter moves: the last item of the first list is still "in".
     const bool isInInitialList = !hasSyncedLocked();
-    const QString key = std::move(m_queue.front());
+    const int entry = m_queue.front();
     m_queue.pop_front();
     if (m_initialPopulationCount > 0) {
         --m_initialPopulationCount;
         checkSyncedLocked();
     }
-    auto it = m_items.find(key);
-    if (it == m_items.end())
-        return std::nullopt; // cannot happen: every queued key has items
-    Deltas deltas = std::move(*it);
-    m_items.erase(it);
+    takeLocked(entry, deltas);
     m_options.metrics.setQueuedItems(m_queue.size());
     if (process) {
         if (auto error
@@ -263,24 +318,29 @@ QList<Object> DeltaFifo::list() const
 {
     std::lock_guard lock(m_mutex);
     QList<Object> out;
-    for (const QString &key : m_queue)
-        out << m_items.value(key).last().lastKnown();
+    out.reserve(qsizetype(m_queue.size()));
+    for (const int e : m_queue)
+        out << newestLocked(e).lastKnown();
     return out;
 }
 
 QStringList DeltaFifo::listKeys() const
 {
     std::lock_guard lock(m_mutex);
-    return QStringList(m_queue.begin(), m_queue.end());
+    QStringList out;
+    out.reserve(qsizetype(m_queue.size()));
+    for (const int e : m_queue)
+        out << m_items.entry(e).item;
+    return out;
 }
 
 std::optional<Deltas> DeltaFifo::getByKey(const QString &key) const
 {
     std::lock_guard lock(m_mutex);
-    auto it = m_items.constFind(key);
-    if (it == m_items.constEnd())
+    const int e = findLocked(key);
+    if (e < 0)
         return std::nullopt;
-    return *it; // a copy: the caller may keep it
+    return copyLocked(e); // a copy: the caller may keep it
 }
 
 } // namespace qcm::cache

@@ -63,6 +63,7 @@ private slots:
     void replaceMakesDeletionsForObjectsOnlyInQueue_data();
     void replaceMakesDeletionsForObjectsOnlyInQueue();
     void splitKeys();
+    void largeBacklogDrainedTwice();
 };
 
 // TestDeltaFIFO_basic: two producers; each one's items come out in its order.
@@ -466,6 +467,48 @@ void tst_DeltaFifo::splitKeys()
     named.setName(QStringLiteral("n"));
     QCOMPARE(*metaNamespaceKey(named), QStringLiteral("n"));
     QVERIFY(!metaNamespaceKey(Object()));
+}
+
+// Not from client-go: the deltas live in a pool of nodes that is recycled as keys are popped
+// and given back when the queue drains after a backlog larger than the pool keeps (4096
+// nodes). A backlog of 6000 keys (two deltas each, a third for every fifth key that merges
+// two deletions), popped in halves with new keys queued in between, and then the same again
+// on the FIFO that freed its pool: every key comes out once, in order, with its own deltas.
+void tst_DeltaFifo::largeBacklogDrainedTwice()
+{
+    DeltaFifo f(options());
+    for (int round = 0; round < 2; ++round) {
+        constexpr int keys = 6000;
+        const auto name = [&](int i) { return QStringLiteral("r%1-k%2").arg(round).arg(i); };
+        const auto push = [&](int i) {
+            f.add(obj(name(i), i));
+            if (i % 5 == 0) {
+                f.remove(obj(name(i), i + 1));
+                f.remove(obj(name(i), i + 2)); // merges with the deletion before it
+            } else {
+                f.update(obj(name(i), i + 1));
+            }
+        };
+        const auto expected = [&](int i) {
+            return i % 5 == 0
+                ? QStringLiteral("Added %1=%2, Deleted %1=%3").arg(name(i)).arg(i).arg(i + 1)
+                : QStringLiteral("Added %1=%2, Updated %1=%3").arg(name(i)).arg(i).arg(i + 1);
+        };
+        for (int i = 0; i < keys / 2; ++i)
+            push(i);
+        QCOMPARE(text(*f.getByKey(name(7))), expected(7));
+        for (int i = 0; i < keys / 4; ++i)
+            QCOMPARE(text(pop(f)), expected(i));
+        for (int i = keys / 2; i < keys; ++i)
+            push(i);
+        QCOMPARE(f.listKeys().size(), keys - keys / 4);
+        QCOMPARE(f.listKeys().first(), name(keys / 4));
+        QCOMPARE(val(f.list().last()), keys);
+        for (int i = keys / 4; i < keys; ++i)
+            QCOMPARE(text(pop(f)), expected(i));
+        QVERIFY(f.listKeys().isEmpty());
+        QVERIFY(!f.getByKey(name(7)).has_value());
+    }
 }
 
 QTEST_GUILESS_MAIN(tst_DeltaFifo)

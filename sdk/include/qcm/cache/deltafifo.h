@@ -26,10 +26,13 @@
 #include <qcm/cache/keylistergetter.h>
 #include <qcm/cache/keys.h>
 #include <qcm/cache/queue.h>
+#include <qcm/detail/itemtable.h>
 #include <qcm/detail/mutex.h>
 
 #include <deque>
+#include <memory>
 #include <mutex>
+#include <vector>
 
 namespace qcm::cache {
 
@@ -77,19 +80,58 @@ public:
     Result<QString> keyOf(const Delta &delta) const;
 
 private:
-    std::optional<Error> queueActionLocked(DeltaType type, DeltaType internalType,
-        std::variant<Object, DeletedFinalStateUnknown> object);
+    // The deltas of one queued key: a chain of pooled nodes, oldest first. Every key in
+    // the table has at least one delta and is in m_queue exactly once.
+    struct Chain
+    {
+        int head = -1;
+        int tail = -1;
+        int count = 0;
+    };
+    struct Node
+    {
+        Delta delta;
+        int prev = -1;
+        int next = -1;
+    };
+    using Table = qcm::detail::ItemTable<QString, Chain>;
+    // When the queue drains with more nodes than this, the pool and the table are freed.
+    static constexpr int IdlePoolNodes = 4096;
+    // Nodes are allocated in chunks of 2^NodeChunkShift, so that the pool grows without
+    // moving the nodes it has.
+    static constexpr int NodeChunkShift = 6;
+
+    // add() and update(): the key, its hash and the delta are made before the lock is taken.
+    std::optional<Error> queueAction(DeltaType type, const Object &object);
+    std::optional<Error> queueActionLocked(
+        DeltaType internalType, Delta &&delta, const QString &key, size_t hash);
     std::optional<Error> syncKeyLocked(const QString &key);
     bool hasSyncedLocked() const { return m_populated && m_initialPopulationCount == 0; }
-    // The oldest key's deltas; nothing if the key had none (m_queue is not empty).
-    std::optional<Result<Deltas>> popLocked(const Process &process);
+    int findLocked(const QString &key) const { return m_items.find(key, Table::hashOf(key)); }
+    Node &nodeLocked(int n)
+    {
+        return m_nodeChunks[size_t(n) >> NodeChunkShift][size_t(n) & ((1u << NodeChunkShift) - 1)];
+    }
+    const Node &nodeLocked(int n) const { return const_cast<DeltaFifo *>(this)->nodeLocked(n); }
+    const Delta &newestLocked(int entry) const;
+    Deltas copyLocked(int entry) const;
+    // Moves entry's deltas into `deltas` (empty), recycles their nodes and erases the entry.
+    void takeLocked(int entry, Deltas &deltas);
+    // The oldest key's deltas, in `deltas` (empty; m_queue is not).
+    Result<Deltas> popLocked(const Process &process, Deltas deltas);
     void checkSyncedLocked();
 
     Options m_options;
     mutable detail::Mutex m_mutex;
     detail::WaitQueue m_changed; // notified when the FIFO stops being empty, or closes
-    QHash<QString, Deltas> m_items; // guarded by m_mutex
-    std::deque<QString> m_queue; // guarded by m_mutex; every key in it is in m_items
+    // Keys and their chains (m_items), the nodes, and the queue of entry numbers: a delta is
+    // stored without an allocation once the pool is warm, and the list pop() hands out is
+    // allocated by the popping thread. All guarded by m_mutex.
+    Table m_items;
+    std::vector<std::unique_ptr<Node[]>> m_nodeChunks;
+    int m_nodeCount = 0; // nodes ever taken from the chunks (in use or free)
+    std::vector<int> m_freeNodes;
+    std::deque<int> m_queue;
     bool m_populated = false; // guarded by m_mutex
     int m_initialPopulationCount = 0; // guarded by m_mutex
     bool m_closed = false; // guarded by m_mutex

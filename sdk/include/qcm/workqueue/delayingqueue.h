@@ -61,7 +61,7 @@ private:
 
     mutable std::mutex m_waitMutex;
     std::vector<Slot> m_heap; // guarded by m_waitMutex
-    detail::ItemTable<T, int> m_waiting; // item -> its slot; guarded by m_waitMutex
+    qcm::detail::ItemTable<T, int> m_waiting; // item -> its slot; guarded by m_waitMutex
     TimePoint m_armedAt = TimePoint::max(); // guarded by m_waitMutex
     bool m_stopped = false; // guarded by m_waitMutex
     RetryMetrics m_retries;

@@ -13,7 +13,7 @@
 // Thread safety: none of its own; the owning queue holds its lock around every call.
 #pragma once
 
-#include <qcm/workqueue/itemtable.h>
+#include <qcm/detail/itemtable.h>
 
 namespace qcm::workqueue::detail {
 
@@ -24,7 +24,7 @@ struct QueueFlags
 };
 
 template<typename T>
-class QueueState : public ItemTable<T, QueueFlags>
+class QueueState : public qcm::detail::ItemTable<T, QueueFlags>
 {
 public:
     enum : quint8 { Dirty = 1, Processing = 2 };

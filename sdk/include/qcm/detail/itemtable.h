@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // ItemTable: a pool of entries keyed by item, with the item's hash stored in the entry.
 //
-// Not used directly by plugins. Queue and DelayingQueue keep per-item state here instead of
-// in QHash because the caller computes the hash once, outside its lock, and every later
-// lookup, move or removal reuses it. Entries are numbered and pooled: numbers stay valid until
-// erase(), and erased entries are reused without allocating.
+// Not part of the plugin API. Queue, DelayingQueue and DeltaFifo keep per-item state here
+// instead of in QHash because the caller computes the hash once, outside its lock, and every
+// later lookup, move or removal reuses it. Entries are numbered and pooled: numbers stay valid
+// until erase(), and erased entries are reused without allocating.
 //
 // Thread safety: none of its own; the owner serialises every call.
 #pragma once
@@ -16,7 +16,7 @@
 #include <utility>
 #include <vector>
 
-namespace qcm::workqueue::detail {
+namespace qcm::detail {
 
 template<typename T, typename V>
 class ItemTable
@@ -180,4 +180,4 @@ private:
     std::atomic<size_t> m_maskHint {0};
 };
 
-} // namespace qcm::workqueue::detail
+} // namespace qcm::detail
