@@ -8,8 +8,11 @@ client-go's on the same kube-apiserver, each side in its own process.
                 or, where half of client-go's time is below the server floor of qcm's
                 stream (the time to receive the same JSON stream as raw bytes,
                 `informerbench floor`) and client-go's JSON informer is not faster than that
-                floor, <= 1.1x that floor. Also the RSS 5 s after the sync (steady state:
-                the informer running, nothing changing).
+                floor, <= 1.1x that floor. That ratio is taken per round, qcm's sync between
+                two reads of the floor (their mean), and judged on the median of the rounds;
+                each case starts with one read of the collection that is not counted. Also
+                the RSS 5 s after the sync (steady state: the informer running, nothing
+                changing).
     latency     watch event -> handler, p50 and p99, at 500 updates/s (--latency-rate; the issue
                 also asks for 10x, 5000) over the 10k ConfigMaps, every side at once on the
                 same updates (one sender), so that the server's and the machine's stalls fall
@@ -136,6 +139,13 @@ def load_objects(gobin, kubeconfig, cases, quick):
     time.sleep(2 if quick else 10)
 
 
+def floor_once(gobin, kubeconfig, resource, count, name, protobuf=False):
+    """`informerbench floor`: the time to receive the collection as raw bytes."""
+    return run([gobin, "floor", "-kubeconfig", kubeconfig, "-namespace",
+                namespace_of(resource, count), "-kind", resource]
+               + (["-protobuf"] if protobuf else []), f"floor {name}")
+
+
 def sync_once(side, qcm, gobin, kubeconfig, resource, count, settle=SETTLE_SECONDS):
     label, flags, extra_env = side
     ns = namespace_of(resource, count)
@@ -214,28 +224,44 @@ def run_informer(args, print_table):
 
         # Cold sync: every side in turn, repetitions rounds; medians.
         sync_results = {}
+        paired = {}  # case -> [(floor before, qcm sync, floor after, sync / their mean)]
         for name, resource, count in cases:
             sides = SIDES
             if quick:
                 sides = [s for s in sides if s[0] in ("qcm", BASELINE, TYPED_JSON)]
+            # One read of the collection first, not counted: round 1 starts with qcm, which
+            # otherwise makes the first request after the objects were created (its sync took
+            # 740 ms there, 455 and 570 ms in rounds 2 and 3: RESULTS.md, issue 15, run 9).
+            warm = floor_once(gobin, kubeconfig, resource, count, f"{name} (warm-up)")
+            log(f"{name}: warm-up read (not counted): WatchList {warm['watchListMs']:.0f} ms, "
+                f"paged list {warm['listMs']:.0f} ms")
             for r in range(repetitions):
                 order = sides if r % 2 == 0 else list(reversed(sides))
                 for side in order:
+                    # qcm's sync between two reads of its floor: the server's time to send the
+                    # same stream moves by tens of percent from one minute to the next (run
+                    # 9), so qcm's ratio to the floor is taken within the same seconds too.
+                    if side[0] == "qcm":
+                        before = floor_once(gobin, kubeconfig, resource, count, name)
                     result = sync_once(side, args.qcm_informer, gobin, kubeconfig, resource,
                                        count, settle=1 if quick else SETTLE_SECONDS)
                     sync_results.setdefault((name, side[0]), []).append(result)
                     log(f"{name} / {side[0]}: sync {result['syncMs']:.0f} ms, peak RSS "
                         f"{result['peakRssKiB'] / 1024:.0f} MiB")
+                    if side[0] == "qcm":
+                        after = floor_once(gobin, kubeconfig, resource, count, name)
+                        floor = (before["watchListMs"] + after["watchListMs"]) / 2
+                        paired.setdefault(name, []).append(
+                            (before["watchListMs"], result["syncMs"], after["watchListMs"],
+                             result["syncMs"] / floor))
 
         # What the server alone needs to send each collection (raw bytes, not decoded).
         floors = {}
         for name, resource, count in cases:
             for protobuf in (False, True):
                 for _ in range(repetitions):
-                    floors.setdefault((name, protobuf), []).append(run(
-                        [gobin, "floor", "-kubeconfig", kubeconfig, "-namespace",
-                         namespace_of(resource, count), "-kind", resource]
-                        + (["-protobuf"] if protobuf else []), f"floor {name}"))
+                    floors.setdefault((name, protobuf), []).append(
+                        floor_once(gobin, kubeconfig, resource, count, name, protobuf))
         rows = []
         for (name, protobuf), runs in floors.items():
             rows.append((name, "protobuf" if protobuf else "JSON",
@@ -283,10 +309,21 @@ def run_informer(args, print_table):
               f"the server floor above for the side's way of syncing: WatchList, or paged list)")
         print()
 
+        rows = [(name, i + 1, before, sync, after, ratio)
+                for name, pairs in paired.items()
+                for i, (before, sync, after, ratio) in enumerate(pairs)]
+        print_table([("case", 24, None), ("round", 5, "{}"), ("floor before ms", 15, "{:,.0f}"),
+                     ("qcm sync ms", 11, "{:,.0f}"), ("floor after ms", 14, "{:,.0f}"),
+                     ("sync / their mean", 17, "{:.2f}x")], rows, args.markdown)
+        print("(qcm's WatchList sync between two reads of its JSON WatchList floor; the targets "
+              "below use the median of these ratios)")
+        print()
+
         targets = []
         for name, resource, count in cases:
             q = sync_results[(name, "qcm")]
             floor = floor_of(name, "qcm")
+            paired_ratio = statistics.median(p[3] for p in paired[name])
             # A floor only if a JSON informer cannot beat it: client-go's JSON WatchList is
             # not faster than the raw JSON stream.
             json_sync = median(sync_results[(name, TYPED_JSON)], "syncMs")
@@ -296,10 +333,14 @@ def run_informer(args, print_table):
                     qv, bv = median(q, key) / scale, median(b, key) / scale
                     if metric == "sync time" and 0.5 * bv < floor <= json_sync:
                         # Half of client-go's time is less than the server needs to send qcm's
-                        # JSON stream: the issue's fallback target, 1.1x that floor, applies.
-                        targets.append((name, "sync time", f"JSON floor (< 0.5x {baseline})",
-                                        qv, floor, qv / floor, 1.1,
-                                        "yes" if qv / floor <= 1.1 else "NO"))
+                        # JSON stream: the issue's fallback target, 1.1x that floor, applies,
+                        # judged on the paired reads (the floor column: their median).
+                        paired_floor = statistics.median(
+                            (p[0] + p[2]) / 2 for p in paired[name])
+                        targets.append((name, "sync time",
+                                        f"JSON floor, paired (< 0.5x {baseline})", qv,
+                                        paired_floor, paired_ratio, 1.1,
+                                        "yes" if paired_ratio <= 1.1 else "NO"))
                         continue
                     targets.append((name, metric, baseline, qv, bv, qv / bv, 0.5,
                                     "yes" if qv / bv <= 0.5 else "NO"))
