@@ -472,8 +472,9 @@ void tst_DeltaFifo::splitKeys()
 // Not from client-go: the deltas live in a pool of nodes that is recycled as keys are popped
 // and given back when the queue drains after a backlog larger than the pool keeps (4096
 // nodes). A backlog of 6000 keys (two deltas each, a third for every fifth key that merges
-// two deletions), popped in halves with new keys queued in between, and then the same again
-// on the FIFO that freed its pool: every key comes out once, in order, with its own deltas.
+// two deletions): half queued, a quarter popped, the other half queued, the rest popped; then
+// the same again on the FIFO that freed its pool: every key comes out once, in order, with its
+// own deltas.
 void tst_DeltaFifo::largeBacklogDrainedTwice()
 {
     DeltaFifo f(options());
