@@ -58,8 +58,10 @@ public:
         }
     }
 
-    // The entry of `item`; `created` says whether it is new (with a default value).
-    int findOrInsert(const T &item, size_t hash, bool *created = nullptr)
+    // The entry of `item`; `created` says whether it is new (with a default value). A new
+    // entry takes `item` by move when it is an rvalue; an existing one leaves it untouched.
+    template<typename U>
+    int findOrInsert(U &&item, size_t hash, bool *created = nullptr)
     {
         if ((m_used + 1) * 2 > m_slots.size())
             grow();
@@ -83,10 +85,10 @@ public:
             // QString, where assignment is an out-of-line call).
             T *slot = &m_entries[size_t(e)].item;
             slot->~T();
-            new (slot) T(item);
+            new (slot) T(std::forward<U>(item));
         } else {
             e = int(m_entries.size());
-            m_entries.push_back(Entry {item, hash, true, V {}});
+            m_entries.push_back(Entry {std::forward<U>(item), hash, true, V {}});
         }
         Entry &entry = m_entries[size_t(e)];
         entry.hash = hash;

@@ -78,6 +78,19 @@ public:
         lock.lock();
     }
 
+    // wait() for a condition that a notifier may make true *without* the mutex (a lock-free
+    // push, say): take a ticket, then check the condition, then wait(lock, ticket) only if it
+    // is still false. A notify() after the ticket was taken ends the wait at once; the
+    // notifier makes the condition true before it notifies, both sequentially consistent.
+    unsigned prepareWait() const { return m_sequence.load(std::memory_order_seq_cst); }
+    template<typename Lock>
+    void wait(Lock &lock, unsigned ticket)
+    {
+        lock.unlock();
+        waitFor(ticket);
+        lock.lock();
+    }
+
     void notifyOne() { notify(1); }
     void notifyAll() { notify(-1); }
 

@@ -11,6 +11,14 @@
 //
 // T needs qHash() and operator==; QString keys ("namespace/name") are the common case.
 //
+// add() never waits for the lock: when the lock is free it adds under it; when another
+// thread holds it, it pushes the item onto a lock-free inbox (one compare-and-swap), and the
+// next thread that takes the lock (any method here) applies the inbox in the order of the
+// pushes before it does anything else. Producers then do not queue up behind consumers, and
+// the state's cache lines stay with the threads that hold the lock. A named queue (one with
+// metrics) applies its push at once, under the lock, so that its metrics count the add when
+// add() returns, as client-go's do.
+//
 // Thread safety: every method is safe from any thread. get() and shutDownWithDrain() block.
 #pragma once
 
@@ -18,8 +26,10 @@
 #include <qcm/workqueue/queuemetrics.h>
 #include <qcm/workqueue/queuestate.h>
 
+#include <atomic>
 #include <mutex>
 #include <optional>
+#include <utility>
 #include <vector>
 
 namespace qcm::workqueue {
@@ -61,8 +71,34 @@ private:
     using State = detail::QueueState<T>;
     static constexpr Duration UnfinishedWorkUpdatePeriod = std::chrono::milliseconds(500);
 
-    // add() with the lock held; returns whether a waiter should be woken.
-    bool addLocked(const T &item, size_t hash);
+    // An add() not yet applied: a node of the inbox, a stack linked through `next`.
+    struct Pending
+    {
+        Pending *next;
+        T item;
+        size_t hash;
+        TimePoint addedAt; // for the metrics only
+    };
+    // Applied nodes, deleted when it goes out of scope: declared before the lock, so that the
+    // items are released after unlocking.
+    struct Applied
+    {
+        Pending *first = nullptr;
+        Applied() = default;
+        Q_DISABLE_COPY_MOVE(Applied)
+        ~Applied();
+    };
+
+    // With `lock` held: applies the inbox, then adds `item` unless it is null or the queue is
+    // shutting down; unlocks, and wakes a waiter if something was queued.
+    void finishAdd(
+        std::unique_lock<qcm::detail::Mutex> &lock, const T *item, size_t hash, TimePoint addedAt);
+    // Applies the inbox, oldest push first; returns whether it queued an item.
+    bool applyInboxLocked(Applied &applied);
+    // An add with the lock held; returns whether it queued the item. A new entry takes
+    // `item` by move when it is an rvalue.
+    template<typename U>
+    bool addLocked(U &&item, size_t hash, TimePoint addedAt);
     void startShutdown(bool drain);
     void updateUnfinishedWork();
 
@@ -70,9 +106,14 @@ private:
     qcm::detail::WaitQueue m_cond;
     State m_state; // the dirty and processing sets, and the order; guarded by m_mutex
     qsizetype m_processing = 0; // items with the Processing flag; guarded by m_mutex
-    int m_waiters = 0; // threads blocked in get() or in a drain; guarded by m_mutex
-    bool m_shuttingDown = false; // guarded by m_mutex
+    // Written with the lock held; add() reads it without.
+    std::atomic<bool> m_shuttingDown {false};
     bool m_drain = false; // guarded by m_mutex
+    // The inbox and the waiter count each on a cache line of their own: producers write the
+    // first and read the second, consumers the other way round.
+    alignas(64) std::atomic<Pending *> m_inbox {nullptr}; // newest push first
+    // Threads blocked in get() or in a drain; written with the lock held.
+    alignas(64) std::atomic<int> m_waiters {0};
     Clock *m_clock;
     std::unique_ptr<detail::QueueMetrics<T>> m_metrics; // null: no metrics; guarded by m_mutex
     std::unique_ptr<Timer> m_metricsTimer;
@@ -91,21 +132,65 @@ Queue<T>::Queue(const QueueConfig &config) : m_clock(config.clock ? config.clock
 template<typename T>
 Queue<T>::~Queue()
 {
+    Applied applied; // frees what is left in the inbox
     {
         std::lock_guard lock(m_mutex);
-        m_shuttingDown = true;
+        m_shuttingDown.store(true, std::memory_order_relaxed);
+        applied.first = m_inbox.exchange(nullptr, std::memory_order_acquire);
     }
     if (m_metricsTimer)
         m_metricsTimer->stop();
 }
 
 template<typename T>
+Queue<T>::Applied::~Applied()
+{
+    while (first)
+        delete std::exchange(first, first->next);
+}
+
+template<typename T>
 void Queue<T>::add(const T &item)
 {
-    const size_t hash = State::hashOf(item); // outside the lock
-    m_state.prefetch(hash);
-    std::unique_lock lock(m_mutex);
-    const bool wake = addLocked(item, hash);
+    // An add() that starts after shutDown() returned sees the flag; one that overlaps it may
+    // still be applied, as if it had come first.
+    if (m_shuttingDown.load(std::memory_order_acquire))
+        return;
+    const size_t hash = State::hashOf(item);
+    const TimePoint addedAt = m_metrics ? m_metrics->now() : TimePoint {};
+    if (m_mutex.try_lock()) { // uncontended: no node to allocate
+        std::unique_lock lock(m_mutex, std::adopt_lock);
+        finishAdd(lock, &item, hash, addedAt);
+        return;
+    }
+    auto *pending = new Pending {nullptr, item, hash, addedAt};
+    Pending *head = m_inbox.load(std::memory_order_relaxed);
+    do
+        pending->next = head;
+    while (!m_inbox.compare_exchange_weak(
+        head, pending, std::memory_order_seq_cst, std::memory_order_relaxed));
+    if (m_metrics) {
+        // A named queue applies the push at once, so that its adds and depth count it when
+        // add() returns, as client-go's do.
+        std::unique_lock lock(m_mutex);
+        finishAdd(lock, nullptr, 0, addedAt);
+        return;
+    }
+    // A push onto a non-empty inbox needs no wake-up: whoever pushed onto the empty one woke
+    // a waiter, or no thread waited then, and a thread checks the inbox before it sleeps.
+    if (head == nullptr && m_waiters.load(std::memory_order_seq_cst) > 0)
+        m_cond.notifyOne();
+}
+
+template<typename T>
+void Queue<T>::finishAdd(
+    std::unique_lock<qcm::detail::Mutex> &lock, const T *item, size_t hash, TimePoint addedAt)
+{
+    Applied applied; // destroyed after the unlock below
+    bool wake = applyInboxLocked(applied);
+    if (item && !m_shuttingDown.load(std::memory_order_relaxed))
+        wake |= addLocked(*item, hash, addedAt);
+    wake = wake && m_waiters.load(std::memory_order_relaxed) > 0;
     lock.unlock();
     if (wake)
         m_cond.notifyOne();
@@ -116,48 +201,87 @@ void Queue<T>::addAll(const std::vector<std::pair<T, size_t>> &items)
 {
     if (items.empty())
         return;
+    Applied applied;
     std::unique_lock lock(m_mutex);
-    bool wake = false;
-    for (const auto &[item, hash] : items)
-        wake |= addLocked(item, hash);
+    bool wake = applyInboxLocked(applied);
+    if (!m_shuttingDown.load(std::memory_order_relaxed)) {
+        const TimePoint now = m_metrics ? m_metrics->now() : TimePoint {};
+        for (const auto &[item, hash] : items)
+            wake |= addLocked(item, hash, now);
+    }
+    wake = wake && m_waiters.load(std::memory_order_relaxed) > 0;
     lock.unlock();
     if (wake)
         m_cond.notifyAll();
 }
 
 template<typename T>
-bool Queue<T>::addLocked(const T &item, size_t hash)
+bool Queue<T>::applyInboxLocked(Applied &applied)
 {
-    if (m_shuttingDown)
+    Pending *newestFirst = m_inbox.exchange(nullptr, std::memory_order_acquire);
+    if (!newestFirst)
         return false;
-    const int e = m_state.findOrInsert(item, hash);
+    Pending *oldestFirst = nullptr;
+    while (newestFirst) {
+        Pending *next = newestFirst->next;
+        newestFirst->next = oldestFirst;
+        oldestFirst = newestFirst;
+        newestFirst = next;
+    }
+    bool queued = false;
+    Pending *last = oldestFirst;
+    for (Pending *p = oldestFirst; p; p = p->next) {
+        queued |= addLocked(std::move(p->item), p->hash, p->addedAt);
+        last = p;
+    }
+    last->next = applied.first;
+    applied.first = oldestFirst;
+    return queued;
+}
+
+template<typename T>
+template<typename U>
+bool Queue<T>::addLocked(U &&item, size_t hash, TimePoint addedAt)
+{
+    const int e = m_state.findOrInsert(std::forward<U>(item), hash);
     quint8 &flags = m_state.flags(e).flags;
     if (flags & State::Dirty)
         return false;
     if (m_metrics)
-        m_metrics->add(item);
+        m_metrics->add(m_state.entry(e).item, addedAt);
     flags |= State::Dirty;
     if (flags & State::Processing)
         return false;
     m_state.push(e);
-    return m_waiters > 0;
+    return true;
 }
 
 template<typename T>
 int Queue<T>::len() const
 {
+    auto *self = const_cast<Queue *>(this); // applying the inbox changes no observable state
+    Applied applied;
     std::lock_guard lock(m_mutex);
+    self->applyInboxLocked(applied);
     return int(m_state.queued());
 }
 
 template<typename T>
 std::optional<T> Queue<T>::get()
 {
+    Applied applied;
     std::unique_lock lock(m_mutex);
-    while (m_state.queued() == 0 && !m_shuttingDown) {
-        ++m_waiters;
-        m_cond.wait(lock);
-        --m_waiters;
+    for (;;) {
+        applyInboxLocked(applied);
+        if (m_state.queued() != 0 || m_shuttingDown.load(std::memory_order_relaxed))
+            break;
+        // Registered as a waiter, with a ticket, before the last look at the inbox: an add()
+        // that pushes after that look sees the waiter and notifies after the ticket.
+        m_waiters.fetch_add(1, std::memory_order_seq_cst);
+        const unsigned ticket = m_cond.prepareWait();
+        if (m_inbox.load(std::memory_order_seq_cst) == nullptr)
+            m_cond.wait(lock, ticket);
+        m_waiters.fetch_sub(1, std::memory_order_relaxed);
     }
     if (m_state.queued() == 0)
         return std::nullopt; // shutting down
@@ -171,6 +295,11 @@ std::optional<T> Queue<T>::get()
     if (!(flags & State::Processing))
         ++m_processing;
     flags = State::Processing;
+    // One push woke one waiter for a whole batch of adds: pass the rest on.
+    const bool wakeAnother = m_state.queued() != 0 && m_waiters.load(std::memory_order_relaxed) > 0;
+    lock.unlock();
+    if (wakeAnother)
+        m_cond.notifyOne();
     return item;
 }
 
@@ -179,7 +308,9 @@ void Queue<T>::done(const T &item)
 {
     const size_t hash = State::hashOf(item); // outside the lock
     m_state.prefetch(hash);
+    Applied applied;
     std::unique_lock lock(m_mutex);
+    applyInboxLocked(applied);
     if (m_metrics)
         m_metrics->done(item);
     const int e = m_state.find(item, hash);
@@ -193,7 +324,7 @@ void Queue<T>::done(const T &item)
         }
         if (state.flags & State::Dirty) {
             m_state.push(e);
-            wake = m_waiters > 0;
+            wake = m_waiters.load(std::memory_order_relaxed) > 0;
         } else if (state.queued == 0) {
             released.emplace(m_state.erase(e));
         }
@@ -213,9 +344,11 @@ void Queue<T>::startShutdown(bool drain)
     // them under one lock: a get() that returns nothing because of shutDownWithDrain() then
     // always sees the drain set, and a shutDown() after it always ends the drain.
     {
+        Applied applied;
         std::lock_guard lock(m_mutex);
+        applyInboxLocked(applied); // adds that returned before this call are kept
         m_drain = drain;
-        m_shuttingDown = true; // also stops the metrics timer from re-arming
+        m_shuttingDown.store(true, std::memory_order_release); // also stops the metrics timer
     }
     m_cond.notifyAll();
     if (m_metricsTimer)
@@ -236,24 +369,23 @@ void Queue<T>::shutDownWithDrain()
     // set again here: a shutDown() that came in between must not be undone.
     std::unique_lock lock(m_mutex);
     while (m_processing != 0 && m_drain) {
-        ++m_waiters;
+        m_waiters.fetch_add(1, std::memory_order_relaxed);
         m_cond.wait(lock);
-        --m_waiters;
+        m_waiters.fetch_sub(1, std::memory_order_relaxed);
     }
 }
 
 template<typename T>
 bool Queue<T>::shuttingDown() const
 {
-    std::lock_guard lock(m_mutex);
-    return m_shuttingDown;
+    return m_shuttingDown.load(std::memory_order_acquire);
 }
 
 template<typename T>
 void Queue<T>::updateUnfinishedWork()
 {
     std::lock_guard lock(m_mutex);
-    if (m_shuttingDown)
+    if (m_shuttingDown.load(std::memory_order_relaxed))
         return;
     m_metrics->updateUnfinishedWork();
     m_metricsTimer->reset(m_clock->now() + UnfinishedWorkUpdatePeriod);

@@ -2,7 +2,7 @@
 // QueueMetrics: the bookkeeping behind a named queue's metrics (client-go's defaultQueueMetrics).
 //
 // Not used directly by plugins. Update rules, as in client-go:
-//   add  (an item becomes dirty): adds +1, depth +1, remember when it was first added;
+//   add  (an item becomes dirty): adds +1, depth +1, remember when add() was first called;
 //   get:  depth -1, observe queue_duration since the first add, remember when processing began;
 //   done: observe work_duration since processing began;
 //   every 500 ms: unfinished_work_seconds = sum of in-flight ages, longest_running = the oldest.
@@ -32,13 +32,16 @@ public:
         , m_longestRunningProcessor(provider->newLongestRunningProcessorSecondsMetric(name))
     { }
 
-    void add(const T &item)
+    // `addedAt`: when add() was called, which may be before the queue applied it.
+    void add(const T &item, TimePoint addedAt)
     {
         m_adds->inc();
         m_depth->inc();
         if (!m_addTimes.contains(item))
-            m_addTimes.insert(item, m_clock->now());
+            m_addTimes.insert(item, addedAt);
     }
+
+    TimePoint now() const { return m_clock->now(); }
 
     void get(const T &item)
     {
