@@ -4,6 +4,7 @@
 #include <QtCore/QSet>
 
 #include <algorithm>
+#include <utility>
 
 namespace qcm::cache {
 
@@ -14,6 +15,8 @@ DeltaFifo::DeltaFifo(Options options) : m_options(std::move(options))
     if (!m_options.keyFunction)
         m_options.keyFunction = metaNamespaceKey;
 }
+
+DeltaFifo::~DeltaFifo() = default; // here, where Pending is complete
 
 void DeltaFifo::checkSyncedLocked()
 {
@@ -87,6 +90,33 @@ std::optional<Error> DeltaFifo::queueActionLocked(
     return std::nullopt;
 }
 
+struct DeltaFifo::Pending
+{
+    Pending *next;
+    Delta delta;
+    QString key;
+    size_t hash;
+};
+
+void DeltaFifo::applyInboxLocked(Applied &applied) const
+{
+    Pending *oldestFirst = m_inbox.takeAll();
+    if (!oldestFirst)
+        return;
+    // Applying changes what the const methods report only as the pushes already did.
+    auto *self = const_cast<DeltaFifo *>(this);
+    Pending *last = oldestFirst;
+    for (Pending *p = oldestFirst; p; p = p->next) {
+        self->m_populated = true;
+        self->checkSyncedLocked();
+        // Only pushed without a transformer, so this cannot fail.
+        const DeltaType type = p->delta.type;
+        (void)self->queueActionLocked(type, std::move(p->delta), p->key, p->hash);
+        last = p;
+    }
+    applied.adopt(oldestFirst, last);
+}
+
 std::optional<Error> DeltaFifo::queueAction(DeltaType type, const Object &object)
 {
     // The key, its hash and the delta's copy of the object are made before the lock.
@@ -95,7 +125,20 @@ std::optional<Error> DeltaFifo::queueAction(DeltaType type, const Object &object
     if (key)
         m_items.prefetch(hash);
     Delta delta {type, object};
-    std::lock_guard lock(m_mutex);
+    Applied applied; // destroyed after the lock is released
+    std::unique_lock lock(m_mutex, std::try_to_lock);
+    if (!lock.owns_lock()) {
+        if (key && !m_options.transformer) { // nothing to report: push, and return
+            const bool wasEmpty = m_inbox.push(new Pending {nullptr, std::move(delta), *key, hash});
+            // Only a push onto an empty inbox can have a waiter to wake: pop() looks at the
+            // inbox after registering, before it sleeps.
+            if (wasEmpty && m_waiters.load(std::memory_order_seq_cst) > 0)
+                m_changed.notifyAll();
+            return std::nullopt;
+        }
+        lock.lock();
+    }
+    applyInboxLocked(applied);
     m_populated = true;
     checkSyncedLocked();
     if (!key)
@@ -119,7 +162,9 @@ std::optional<Error> DeltaFifo::remove(const Object &object)
     if (!key)
         return key.error();
     const size_t hash = Table::hashOf(*key);
+    Applied applied;
     std::lock_guard lock(m_mutex);
+    applyInboxLocked(applied);
     m_populated = true;
     checkSyncedLocked();
     const bool queued = m_items.find(*key, hash) >= 0;
@@ -134,7 +179,9 @@ std::optional<Error> DeltaFifo::remove(const Object &object)
 
 std::optional<Error> DeltaFifo::replace(const QList<Object> &list, const QString &)
 {
+    Applied applied;
     std::lock_guard lock(m_mutex);
+    applyInboxLocked(applied);
     QSet<QString> keys;
     keys.reserve(list.size());
     const DeltaType action
@@ -208,7 +255,9 @@ std::optional<Error> DeltaFifo::syncKeyLocked(const QString &key)
 
 std::optional<Error> DeltaFifo::resync()
 {
+    Applied applied;
     std::lock_guard lock(m_mutex);
+    applyInboxLocked(applied);
     if (!m_options.knownObjects)
         return std::nullopt;
     for (const QString &key : m_options.knownObjects->listKeys())
@@ -222,18 +271,30 @@ Result<Deltas> DeltaFifo::pop(const Process &process)
     // Most keys hold one delta when popped: the list for it is allocated before the lock.
     Deltas deltas;
     deltas.reserve(1);
+    Applied applied;
     std::unique_lock lock(m_mutex);
-    while (m_queue.empty()) {
+    for (;;) {
+        applyInboxLocked(applied);
+        if (!m_queue.empty())
+            break;
         if (m_closed)
             return Error {{}, {}, closedError()};
-        m_changed.wait(lock);
+        // Registered, with a ticket, before the last look at the inbox: a push after that
+        // look sees the waiter and notifies after the ticket.
+        m_waiters.fetch_add(1, std::memory_order_seq_cst);
+        const unsigned ticket = m_changed.prepareWait();
+        if (m_inbox.empty())
+            m_changed.wait(lock, ticket);
+        m_waiters.fetch_sub(1, std::memory_order_relaxed);
     }
     return popLocked(process, std::move(deltas));
 }
 
 std::optional<Result<Deltas>> DeltaFifo::tryPop(const Process &process)
 {
+    Applied applied;
     std::lock_guard lock(m_mutex);
+    applyInboxLocked(applied);
     if (m_queue.empty())
         return std::nullopt;
     return popLocked(process, Deltas());
@@ -297,7 +358,9 @@ Result<Deltas> DeltaFifo::popLocked(const Process &process, Deltas deltas)
 
 void DeltaFifo::close()
 {
+    Applied applied;
     std::lock_guard lock(m_mutex);
+    applyInboxLocked(applied);
     m_closed = true;
     m_changed.notifyAll();
 }
@@ -310,13 +373,17 @@ bool DeltaFifo::isClosed() const
 
 bool DeltaFifo::hasSynced() const
 {
+    Applied applied;
     std::lock_guard lock(m_mutex);
+    applyInboxLocked(applied);
     return hasSyncedLocked();
 }
 
 QList<Object> DeltaFifo::list() const
 {
+    Applied applied;
     std::lock_guard lock(m_mutex);
+    applyInboxLocked(applied);
     QList<Object> out;
     out.reserve(qsizetype(m_queue.size()));
     for (const int e : m_queue)
@@ -326,7 +393,9 @@ QList<Object> DeltaFifo::list() const
 
 QStringList DeltaFifo::listKeys() const
 {
+    Applied applied;
     std::lock_guard lock(m_mutex);
+    applyInboxLocked(applied);
     QStringList out;
     out.reserve(qsizetype(m_queue.size()));
     for (const int e : m_queue)
@@ -336,7 +405,9 @@ QStringList DeltaFifo::listKeys() const
 
 std::optional<Deltas> DeltaFifo::getByKey(const QString &key) const
 {
+    Applied applied;
     std::lock_guard lock(m_mutex);
+    applyInboxLocked(applied);
     const int e = findLocked(key);
     if (e < 0)
         return std::nullopt;

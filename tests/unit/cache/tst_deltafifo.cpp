@@ -64,6 +64,7 @@ private slots:
     void replaceMakesDeletionsForObjectsOnlyInQueue();
     void splitKeys();
     void largeBacklogDrainedTwice();
+    void addsWhileProcessRunsDoNotWait();
 };
 
 // TestDeltaFIFO_basic: two producers; each one's items come out in its order.
@@ -510,6 +511,49 @@ void tst_DeltaFifo::largeBacklogDrainedTwice()
         QVERIFY(f.listKeys().isEmpty());
         QVERIFY(!f.getByKey(name(7)).has_value());
     }
+}
+
+// Not from client-go: pop() runs process under the lock. Meanwhile add() and update() (no
+// transformer) push onto the inbox and return instead of waiting, and the next lock holder
+// applies them in push order: the deltas come out merged and ordered as if added under the
+// lock, and a remove() after them sees the key queued.
+void tst_DeltaFifo::addsWhileProcessRunsDoNotWait()
+{
+    DeltaFifo f(options());
+    f.add(obj(QStringLiteral("first"), 1));
+    std::atomic<bool> entered {false};
+    std::atomic<bool> release {false};
+    QString processed;
+    std::thread consumer([&] {
+        (void)f.pop([&](const Deltas &deltas, bool) {
+            processed = text(deltas);
+            entered = true;
+            while (!release)
+                std::this_thread::yield();
+            return std::optional<qcm::Error>();
+        });
+    });
+    const bool inProcess = QTest::qWaitFor([&] { return entered.load(); }, 5000);
+    std::atomic<bool> producerReturned {false};
+    std::thread producer([&] {
+        f.add(obj(QStringLiteral("foo"), 10));
+        f.update(obj(QStringLiteral("foo"), 11));
+        f.add(obj(QStringLiteral("bar"), 20));
+        f.update(obj(QStringLiteral("foo"), 12));
+        producerReturned = true;
+    });
+    const bool returned = QTest::qWaitFor([&] { return producerReturned.load(); }, 5000);
+    release = true;
+    consumer.join();
+    producer.join();
+    QVERIFY(inProcess);
+    QVERIFY2(returned, "add() and update() waited for process to finish");
+    QCOMPARE(processed, QStringLiteral("Added first=1"));
+    f.remove(obj(QStringLiteral("bar"), 21));
+    QCOMPARE(f.listKeys(), (QStringList {QStringLiteral("foo"), QStringLiteral("bar")}));
+    QCOMPARE(text(pop(f)), QStringLiteral("Added foo=10, Updated foo=11, Updated foo=12"));
+    QCOMPARE(text(pop(f)), QStringLiteral("Added bar=20, Deleted bar=21"));
+    QVERIFY(f.listKeys().isEmpty());
 }
 
 QTEST_GUILESS_MAIN(tst_DeltaFifo)

@@ -18,7 +18,10 @@
 //
 // Thread safety: every method is safe from any thread; pop() blocks, tryPop() does not;
 // process runs under the FIFO's lock, as in client-go, so it must not call back into the
-// FIFO.
+// FIFO. add() and update() never wait for the lock when there is no transformer: while
+// another thread holds it (a pop() running process, say), they push the delta onto a
+// lock-free inbox that the next lock holder applies, in push order, before anything else.
+// onSynced may then run on that thread.
 #pragma once
 
 #include <qcm/cache/delta.h>
@@ -26,9 +29,11 @@
 #include <qcm/cache/keylistergetter.h>
 #include <qcm/cache/keys.h>
 #include <qcm/cache/queue.h>
+#include <qcm/detail/inbox.h>
 #include <qcm/detail/itemtable.h>
 #include <qcm/detail/mutex.h>
 
+#include <atomic>
 #include <deque>
 #include <memory>
 #include <mutex>
@@ -53,6 +58,7 @@ public:
 
     DeltaFifo();
     explicit DeltaFifo(Options options);
+    ~DeltaFifo() override;
     DeltaFifo(const DeltaFifo &) = delete;
     DeltaFifo &operator=(const DeltaFifo &) = delete;
 
@@ -101,8 +107,15 @@ private:
     // moving the nodes it has.
     static constexpr int NodeChunkShift = 6;
 
+    // An add() or update() not yet applied: a node of the inbox, a stack linked by `next`.
+    struct Pending;
+    // Applied nodes, freed after unlocking (declared before the lock).
+    using Applied = detail::InboxNodes<Pending>;
+
     // add() and update(): the key, its hash and the delta are made before the lock is taken.
     std::optional<Error> queueAction(DeltaType type, const Object &object);
+    // Applies the inbox, oldest push first. Every method that takes the lock calls it first.
+    void applyInboxLocked(Applied &applied) const;
     std::optional<Error> queueActionLocked(
         DeltaType internalType, Delta &&delta, const QString &key, size_t hash);
     std::optional<Error> syncKeyLocked(const QString &key);
@@ -136,6 +149,10 @@ private:
     int m_initialPopulationCount = 0; // guarded by m_mutex
     bool m_closed = false; // guarded by m_mutex
     bool m_syncedReported = false; // guarded by m_mutex
+    // The inbox and the count of threads waiting in pop(), each on a cache line of its own:
+    // the producer writes the first and reads the second, pop() the other way round.
+    mutable detail::Inbox<Pending> m_inbox;
+    alignas(64) std::atomic<int> m_waiters {0}; // written with the lock held
 };
 
 } // namespace qcm::cache

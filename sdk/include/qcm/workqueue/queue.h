@@ -22,6 +22,7 @@
 // Thread safety: every method is safe from any thread. get() and shutDownWithDrain() block.
 #pragma once
 
+#include <qcm/detail/inbox.h>
 #include <qcm/detail/mutex.h>
 #include <qcm/workqueue/queuemetrics.h>
 #include <qcm/workqueue/queuestate.h>
@@ -79,15 +80,8 @@ private:
         size_t hash;
         TimePoint addedAt; // for the metrics only
     };
-    // Applied nodes, deleted when it goes out of scope: declared before the lock, so that the
-    // items are released after unlocking.
-    struct Applied
-    {
-        Pending *first = nullptr;
-        Applied() = default;
-        Q_DISABLE_COPY_MOVE(Applied)
-        ~Applied();
-    };
+    // Applied nodes, freed after unlocking (declared before the lock).
+    using Applied = qcm::detail::InboxNodes<Pending>;
 
     // With `lock` held: applies the inbox, then adds `item` unless it is null or the queue is
     // shutting down; unlocks, and wakes a waiter if something was queued.
@@ -111,7 +105,7 @@ private:
     bool m_drain = false; // guarded by m_mutex
     // The inbox and the waiter count each on a cache line of their own: producers write the
     // first and read the second, consumers the other way round.
-    alignas(64) std::atomic<Pending *> m_inbox {nullptr}; // newest push first
+    qcm::detail::Inbox<Pending> m_inbox;
     // Threads blocked in get() or in a drain; written with the lock held.
     alignas(64) std::atomic<int> m_waiters {0};
     Clock *m_clock;
@@ -132,21 +126,12 @@ Queue<T>::Queue(const QueueConfig &config) : m_clock(config.clock ? config.clock
 template<typename T>
 Queue<T>::~Queue()
 {
-    Applied applied; // frees what is left in the inbox
     {
         std::lock_guard lock(m_mutex);
         m_shuttingDown.store(true, std::memory_order_relaxed);
-        applied.first = m_inbox.exchange(nullptr, std::memory_order_acquire);
     }
     if (m_metricsTimer)
         m_metricsTimer->stop();
-}
-
-template<typename T>
-Queue<T>::Applied::~Applied()
-{
-    while (first)
-        delete std::exchange(first, first->next);
 }
 
 template<typename T>
@@ -163,12 +148,7 @@ void Queue<T>::add(const T &item)
         finishAdd(lock, &item, hash, addedAt);
         return;
     }
-    auto *pending = new Pending {nullptr, item, hash, addedAt};
-    Pending *head = m_inbox.load(std::memory_order_relaxed);
-    do
-        pending->next = head;
-    while (!m_inbox.compare_exchange_weak(
-        head, pending, std::memory_order_seq_cst, std::memory_order_relaxed));
+    const bool wasEmpty = m_inbox.push(new Pending {nullptr, item, hash, addedAt});
     if (m_metrics) {
         // A named queue applies the push at once, so that its adds and depth count it when
         // add() returns, as client-go's do.
@@ -178,7 +158,7 @@ void Queue<T>::add(const T &item)
     }
     // A push onto a non-empty inbox needs no wake-up: whoever pushed onto the empty one woke
     // a waiter, or no thread waited then, and a thread checks the inbox before it sleeps.
-    if (head == nullptr && m_waiters.load(std::memory_order_seq_cst) > 0)
+    if (wasEmpty && m_waiters.load(std::memory_order_seq_cst) > 0)
         m_cond.notifyOne();
 }
 
@@ -218,24 +198,16 @@ void Queue<T>::addAll(const std::vector<std::pair<T, size_t>> &items)
 template<typename T>
 bool Queue<T>::applyInboxLocked(Applied &applied)
 {
-    Pending *newestFirst = m_inbox.exchange(nullptr, std::memory_order_acquire);
-    if (!newestFirst)
+    Pending *oldestFirst = m_inbox.takeAll();
+    if (!oldestFirst)
         return false;
-    Pending *oldestFirst = nullptr;
-    while (newestFirst) {
-        Pending *next = newestFirst->next;
-        newestFirst->next = oldestFirst;
-        oldestFirst = newestFirst;
-        newestFirst = next;
-    }
     bool queued = false;
     Pending *last = oldestFirst;
     for (Pending *p = oldestFirst; p; p = p->next) {
         queued |= addLocked(std::move(p->item), p->hash, p->addedAt);
         last = p;
     }
-    last->next = applied.first;
-    applied.first = oldestFirst;
+    applied.adopt(oldestFirst, last);
     return queued;
 }
 
@@ -279,7 +251,7 @@ std::optional<T> Queue<T>::get()
         // that pushes after that look sees the waiter and notifies after the ticket.
         m_waiters.fetch_add(1, std::memory_order_seq_cst);
         const unsigned ticket = m_cond.prepareWait();
-        if (m_inbox.load(std::memory_order_seq_cst) == nullptr)
+        if (m_inbox.empty())
             m_cond.wait(lock, ticket);
         m_waiters.fetch_sub(1, std::memory_order_relaxed);
     }
