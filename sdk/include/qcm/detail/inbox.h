@@ -45,6 +45,11 @@ public:
     // Every node, oldest push first, linked through next; null when empty.
     Node *takeAll()
     {
+        // An empty inbox, the common case when nobody contends, costs a load, not an
+        // exchange. A push that happened before this call is seen (coherence); one that races
+        // it is taken by the next call.
+        if (m_head.load(std::memory_order_relaxed) == nullptr)
+            return nullptr;
         Node *newestFirst = m_head.exchange(nullptr, std::memory_order_acquire);
         Node *oldestFirst = nullptr;
         while (newestFirst) {
