@@ -100,21 +100,20 @@ struct DeltaFifo::Pending
 
 void DeltaFifo::applyInboxLocked(Applied &applied) const
 {
-    Pending *oldestFirst = m_inbox.takeAll();
+    Pending *last = nullptr;
+    Pending *oldestFirst = m_inbox.takeAll(&last);
     if (!oldestFirst)
         return;
+    applied.adopt(oldestFirst, last); // freed after unlocking, even if applying throws
     // Applying changes what the const methods report only as the pushes already did.
     auto *self = const_cast<DeltaFifo *>(this);
-    Pending *last = oldestFirst;
     for (Pending *p = oldestFirst; p; p = p->next) {
         self->m_populated = true;
         self->checkSyncedLocked();
         // Only pushed without a transformer, so this cannot fail.
         const DeltaType type = p->delta.type;
         (void)self->queueActionLocked(type, std::move(p->delta), p->key, p->hash);
-        last = p;
     }
-    applied.adopt(oldestFirst, last);
 }
 
 std::optional<Error> DeltaFifo::queueAction(DeltaType type, const Object &object)

@@ -42,15 +42,19 @@ public:
 
     bool empty() const { return m_head.load(std::memory_order_seq_cst) == nullptr; }
 
-    // Every node, oldest push first, linked through next; null when empty.
-    Node *takeAll()
+    // Every node, oldest push first, linked through next; null when empty. `last`, if
+    // given, receives the newest node (the list's last).
+    Node *takeAll(Node **last = nullptr)
     {
         // An empty inbox, the common case when nobody contends, costs a load, not an
-        // exchange. A push that happened before this call is seen (coherence); one that races
-        // it is taken by the next call.
+        // exchange. A push that happens-before this call is seen (coherence); one that races
+        // it is taken by a later call (a waiter checks empty(), sequentially consistent,
+        // before it sleeps).
         if (m_head.load(std::memory_order_relaxed) == nullptr)
             return nullptr;
         Node *newestFirst = m_head.exchange(nullptr, std::memory_order_acquire);
+        if (last)
+            *last = newestFirst;
         Node *oldestFirst = nullptr;
         while (newestFirst) {
             Node *next = newestFirst->next;

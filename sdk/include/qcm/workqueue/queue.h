@@ -198,16 +198,19 @@ void Queue<T>::addAll(const std::vector<std::pair<T, size_t>> &items)
 template<typename T>
 bool Queue<T>::applyInboxLocked(Applied &applied)
 {
-    Pending *oldestFirst = m_inbox.takeAll();
+    Pending *last = nullptr;
+    Pending *oldestFirst = m_inbox.takeAll(&last);
     if (!oldestFirst)
         return false;
+    applied.adopt(oldestFirst, last); // freed after unlocking, even if an add throws
+    // startShutdown() applies the inbox before it sets the flag, so only pushes of adds that
+    // overlapped a shutdown are dropped here: an add() that returned before shutDown() was
+    // called is kept, and no add is handed out after shutDown() returned.
+    if (m_shuttingDown.load(std::memory_order_relaxed))
+        return false;
     bool queued = false;
-    Pending *last = oldestFirst;
-    for (Pending *p = oldestFirst; p; p = p->next) {
+    for (Pending *p = oldestFirst; p; p = p->next)
         queued |= addLocked(std::move(p->item), p->hash, p->addedAt);
-        last = p;
-    }
-    applied.adopt(oldestFirst, last);
     return queued;
 }
 
