@@ -16,8 +16,8 @@
 // next thread that takes the lock (any method here) applies the inbox in the order of the
 // pushes before it does anything else. Producers then do not queue up behind consumers, and
 // the state's cache lines stay with the threads that hold the lock. A named queue (one with
-// metrics) applies its push at once, under the lock, so that its metrics count the add when
-// add() returns, as client-go's do.
+// metrics) waits for the lock in add(), so that its metrics count the add when add()
+// returns, as client-go's do.
 //
 // Thread safety: every method is safe from any thread. get() and shutDownWithDrain() block.
 #pragma once
@@ -83,10 +83,10 @@ private:
     // Applied nodes, freed after unlocking (declared before the lock).
     using Applied = qcm::detail::InboxNodes<Pending>;
 
-    // With `lock` held: applies the inbox, then adds `item` unless it is null or the queue is
-    // shutting down; unlocks, and wakes a waiter if something was queued.
+    // With `lock` held: applies the inbox, then adds `item` unless the queue is shutting
+    // down; unlocks, and wakes a waiter if something was queued.
     void finishAdd(
-        std::unique_lock<qcm::detail::Mutex> &lock, const T *item, size_t hash, TimePoint addedAt);
+        std::unique_lock<qcm::detail::Mutex> &lock, const T &item, size_t hash, TimePoint addedAt);
     // Applies the inbox, oldest push first; returns whether it queued an item.
     bool applyInboxLocked(Applied &applied);
     // An add with the lock held; returns whether it queued the item. A new entry takes
@@ -143,19 +143,16 @@ void Queue<T>::add(const T &item)
         return;
     const size_t hash = State::hashOf(item);
     const TimePoint addedAt = m_metrics ? m_metrics->now() : TimePoint {};
-    if (m_mutex.try_lock()) { // uncontended: no node to allocate
-        std::unique_lock lock(m_mutex, std::adopt_lock);
-        finishAdd(lock, &item, hash, addedAt);
+    // A named queue waits for the lock, so that its adds and depth count the add when add()
+    // returns, as client-go's do; an unnamed one takes it only when it is free.
+    std::unique_lock lock(m_mutex, std::defer_lock);
+    if (m_metrics)
+        lock.lock();
+    if (lock.owns_lock() || lock.try_lock()) {
+        finishAdd(lock, item, hash, addedAt);
         return;
     }
     const bool wasEmpty = m_inbox.push(new Pending {nullptr, item, hash, addedAt});
-    if (m_metrics) {
-        // A named queue applies the push at once, so that its adds and depth count it when
-        // add() returns, as client-go's do.
-        std::unique_lock lock(m_mutex);
-        finishAdd(lock, nullptr, 0, addedAt);
-        return;
-    }
     // A push onto a non-empty inbox needs no wake-up: whoever pushed onto the empty one woke
     // a waiter, or no thread waited then, and a thread checks the inbox before it sleeps.
     if (wasEmpty && m_waiters.load(std::memory_order_seq_cst) > 0)
@@ -164,12 +161,12 @@ void Queue<T>::add(const T &item)
 
 template<typename T>
 void Queue<T>::finishAdd(
-    std::unique_lock<qcm::detail::Mutex> &lock, const T *item, size_t hash, TimePoint addedAt)
+    std::unique_lock<qcm::detail::Mutex> &lock, const T &item, size_t hash, TimePoint addedAt)
 {
     Applied applied; // destroyed after the unlock below
     bool wake = applyInboxLocked(applied);
-    if (item && !m_shuttingDown.load(std::memory_order_relaxed))
-        wake |= addLocked(*item, hash, addedAt);
+    if (!m_shuttingDown.load(std::memory_order_relaxed))
+        wake |= addLocked(item, hash, addedAt);
     wake = wake && m_waiters.load(std::memory_order_relaxed) > 0;
     lock.unlock();
     if (wake)
