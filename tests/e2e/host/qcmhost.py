@@ -199,6 +199,32 @@ class Qcm:
     def signal(self, sig=signal.SIGTERM):
         self.process.send_signal(sig)
 
+    def pause(self, timeout=10):
+        """SIGSTOP, then waits until every thread of the process is stopped; returns that
+        moment (monotonic ns). kill() returns when the signal is queued, not when it has
+        taken effect: a thread on another CPU (or on a vCPU the hypervisor has descheduled)
+        runs on, and can start a reconcile, until it next enters the kernel, measured at up
+        to tens of milliseconds on the 2-vCPU CI machine. A test that takes the moment of
+        the pause from the signal's return would count such a reconcile as started outside
+        the replica's term."""
+        self.process.send_signal(signal.SIGSTOP)
+        tasks = pathlib.Path(f"/proc/{self.process.pid}/task")
+        deadline = time.monotonic() + timeout
+        while True:
+            states = []
+            for task in tasks.iterdir():
+                try:
+                    # The state follows the command name's closing parenthesis.
+                    states.append((task / "stat").read_text().rsplit(")", 1)[1].split()[0])
+                except (OSError, IndexError):
+                    pass  # a thread that ended meanwhile
+            if states and all(state in ("T", "t") for state in states):
+                return time.monotonic_ns()
+            if time.monotonic() > deadline:
+                raise AssertionError(f"{self.name}: not every thread stopped {timeout}s after "
+                                     f"SIGSTOP: {states}")
+            time.sleep(0.001)
+
     def wait(self, timeout=30):
         code = self.process.wait(timeout=timeout)
         self._reader.join(timeout=5)

@@ -235,8 +235,7 @@ def main():
         # SIGSTOP past the lease, then SIGCONT: the others take its controllers once its
         # Leases expire; on waking its terms are over (their tokens stop its reconciles at
         # once), it rejoins as a new incarnation, and the spread balances again.
-        replicas["r2"].signal(signal.SIGSTOP)
-        stopped = time.monotonic_ns()
+        stopped = replicas["r2"].pause()  # once every thread is stopped
         time.sleep(lease + 2 * retry)
         replicas["r2"].signal(signal.SIGCONT)
         losses["r2"].append((stopped, Loss("pause", time.monotonic_ns())))

@@ -229,8 +229,7 @@ def main():
         start("r4")
         settle({"r2", "r3", "r4"}, "r4 started")
         # SIGSTOP past the lease.
-        replicas["r2"].signal(signal.SIGSTOP)
-        stopped = time.monotonic_ns()
+        stopped = replicas["r2"].pause()  # once every thread is stopped
         events.append(("SIGSTOP r2", stopped))
         time.sleep(lease + 2 * retry)
         events.append(("SIGCONT r2", time.monotonic_ns()))
