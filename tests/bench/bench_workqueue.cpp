@@ -13,6 +13,13 @@
 //                                 Mutex and WaitQueue: what the synchronisation alone costs.
 //                                 No queue with one lock can beat it on this machine, so
 //                                 client-go's (b) time over this one bounds the ratio.
+//   BM_ParallelQueueStringFloor (b)'s lower bound for QString keys: the floor's threads,
+//                                 sequences, lock and integer sets, plus only the reference
+//                                 counting that handing out QString keys takes: a key is held
+//                                 (one copy) from the add that makes it dirty until done()
+//                                 finds it clean, as client-go's sets hold its keys, and get()
+//                                 hands out a copy. No lookup by content, no hashing: no
+//                                 one-lock queue of QString keys can beat it on this machine.
 //   BM_ParallelQueueInt       (b) with Queue<int>: what the QString keys' shared reference
 //                                 counts and characters add to (b) (RESULTS.md, run 8).
 //   BM_ParallelQueueRaw       (b) with keys made by QString::fromRawData: copies touch no
@@ -40,6 +47,7 @@
 #include <random>
 #include <sched.h>
 #include <thread>
+#include <type_traits>
 
 using namespace qcm::workqueue;
 using namespace std::chrono_literals;
@@ -83,25 +91,51 @@ void runParallel(Q &q, const std::vector<std::vector<int>> &sequences, Key key)
         c.join();
 }
 
+// A key of the string floor as add() takes it (not copied) and as get() hands it out.
+struct FloorKeyRef
+{
+    int index;
+    const QString &key;
+};
+struct FloorKey
+{
+    int index;
+    QString key;
+};
+
 // client-go's queue (dirty set, processing set, FIFO, one lock) reduced to integer keys.
+// With HoldsKeys, the keys are QStrings held as client-go's sets hold its string keys: slot i
+// holds the key from the add that makes it dirty until done() finds it clean, and get()
+// hands out a copy; the index stands in for the lookup by content a real queue does.
+template<bool HoldsKeys>
 class FloorQueue
 {
 public:
-    explicit FloorQueue(int keys) : m_dirty(size_t(keys)), m_processing(size_t(keys)) { }
-    void add(int key)
+    using Item = std::conditional_t<HoldsKeys, FloorKey, int>;
+    using Ref = std::conditional_t<HoldsKeys, FloorKeyRef, int>;
+
+    explicit FloorQueue(int keys)
+        : m_dirty(size_t(keys)), m_processing(size_t(keys)), m_held(HoldsKeys ? size_t(keys) : 0)
+    { }
+    void add(Ref ref)
     {
+        const int key = indexOf(ref);
         {
             std::lock_guard lock(m_mutex);
             if (m_shutDown || m_dirty[size_t(key)])
                 return;
             m_dirty[size_t(key)] = true;
+            if constexpr (HoldsKeys) {
+                if (!m_processing[size_t(key)])
+                    m_held[size_t(key)] = ref.key; // a processing key is held already
+            }
             if (m_processing[size_t(key)])
                 return;
             m_queue.push_back(key);
         }
         m_wait.notifyOne();
     }
-    std::optional<int> get()
+    std::optional<Item> get()
     {
         std::unique_lock lock(m_mutex);
         while (m_queue.empty() && !m_shutDown)
@@ -112,17 +146,24 @@ public:
         m_queue.pop_front();
         m_processing[size_t(key)] = true;
         m_dirty[size_t(key)] = false;
-        return key;
+        if constexpr (HoldsKeys)
+            return FloorKey {key, m_held[size_t(key)]};
+        else
+            return key;
     }
-    void done(int key)
+    void done(const Item &item)
     {
+        const int key = indexOf(item);
         bool queued = false;
+        QString released; // destroyed after unlocking
         {
             std::lock_guard lock(m_mutex);
             m_processing[size_t(key)] = false;
             if (m_dirty[size_t(key)]) {
                 m_queue.push_back(key);
                 queued = true;
+            } else if constexpr (HoldsKeys) {
+                released = std::move(m_held[size_t(key)]);
             }
         }
         if (queued)
@@ -138,11 +179,19 @@ public:
     }
 
 private:
+    static int indexOf(int key) { return key; }
+    template<typename K>
+    static int indexOf(const K &key)
+    {
+        return key.index;
+    }
+
     qcm::detail::Mutex m_mutex;
     qcm::detail::WaitQueue m_wait;
     std::deque<int> m_queue;
     std::vector<bool> m_dirty;
     std::vector<bool> m_processing;
+    std::vector<QString> m_held; // with HoldsKeys only
     bool m_shutDown = false;
 };
 
@@ -217,11 +266,23 @@ void BM_ParallelQueueFloor(benchmark::State &state)
     constexpr int Keys = 10000;
     const auto sequences = parallelSequences(Keys);
     for (auto _ : state) {
-        FloorQueue q(Keys);
+        FloorQueue<false> q(Keys);
         runParallel(q, sequences, [](int k) { return k; });
     }
 }
 BENCHMARK(BM_ParallelQueueFloor)->UseRealTime();
+
+void BM_ParallelQueueStringFloor(benchmark::State &state)
+{
+    constexpr int Keys = 10000;
+    const QStringList keys = makeKeys(Keys, "namespace/object-%1");
+    const auto sequences = parallelSequences(Keys);
+    for (auto _ : state) {
+        FloorQueue<true> q(Keys);
+        runParallel(q, sequences, [&keys](int k) { return FloorKeyRef {k, keys[k]}; });
+    }
+}
+BENCHMARK(BM_ParallelQueueStringFloor)->UseRealTime();
 
 void BM_CacheLineRoundTrip(benchmark::State &state)
 {

@@ -192,6 +192,12 @@ def run_deltafifo(qcm_binary, go, repetitions, quick, markdown):
         print(f"(c) floor, the same threads and bookkeeping with integer keys: {f:,.1f} ns/item; "
               f"qcm is {q / f:.2f}x it, client-go typed {g / f:.2f}x: a FIFO of this shape could "
               f"reach {g / f:.2f}x client-go here")
+        object_floor = qcm.get("BM_DeltaFifoProducerConsumerObjectFloor/real_time")
+        if object_floor:
+            o = statistics.median(object_floor) / 10000
+            print(f"(c) object floor, the same with each add copying its qcm Object: {o:,.1f} "
+                  f"ns/item; qcm is {q / o:.2f}x it: a FIFO that keeps a reference to what it is "
+                  f"given could reach {g / o:.2f}x client-go here")
     elif "(c) producer + consumer threads, 10k" not in missing:
         missing.append("(c) floor")
     return missing
@@ -297,7 +303,8 @@ def run_parallel_pairs(args, repetitions):
                                  text=True).stdout
             g = go_times_of(out).get("BenchmarkParallelQueue", [None])[0]
             after = round_trip()
-            q.update(run_qcm(args.qcm_bench, 1, args.quick, "^BM_ParallelQueue(Int|Raw|Floor)/"))
+            q.update(run_qcm(args.qcm_bench, 1, args.quick,
+                             "^BM_ParallelQueue(Int|Raw|Floor|StringFloor)/"))
             for name, times in q.items():
                 qcm.setdefault(name, []).extend(times)
             if g is not None:
@@ -305,7 +312,8 @@ def run_parallel_pairs(args, repetitions):
             pairs.append((before, between, after, q.get("BM_ParallelQueue/real_time", [None])[0], g,
                           q.get("BM_ParallelQueueInt/real_time", [None])[0],
                           q.get("BM_ParallelQueueRaw/real_time", [None])[0],
-                          q.get("BM_ParallelQueueFloor/real_time", [None])[0]))
+                          q.get("BM_ParallelQueueFloor/real_time", [None])[0],
+                          q.get("BM_ParallelQueueStringFloor/real_time", [None])[0]))
     return qcm, go_times, pairs
 
 
@@ -316,14 +324,17 @@ NEAR_ROUND_TRIP_NS = 150
 
 def print_pairs(pairs, markdown):
     rows = []
-    for i, (before, between, after, q, g, q_int, q_raw, floor) in enumerate(pairs, 1):
-        ms = [None if v is None else v / 1e6 for v in (q, g, q_int, q_raw, floor)]
+    for i, (before, between, after, q, g, q_int, q_raw, floor, string_floor) in enumerate(
+            pairs, 1):
+        ms = [None if v is None else v / 1e6 for v in (q, g, q_int, q_raw, floor, string_floor)]
         rows.append((f"run {i}", before, ms[0], between, ms[1], after,
-                     g / q if q and g else None, ms[2], ms[3], ms[4]))
+                     g / q if q and g else None, ms[2], ms[3], ms[4], ms[5],
+                     g / string_floor if g and string_floor else None))
     print_table([("(b) pair", 8, None), ("rt ns", 5, "{:.0f}"), ("qcm ms", 7, "{:.2f}"),
                  ("rt ns", 5, "{:.0f}"), ("client-go ms", 12, "{:.2f}"), ("rt ns", 5, "{:.0f}"),
                  ("ratio", 6, "{:.2f}x"), ("Queue<int> ms", 13, "{:.2f}"),
-                 ("raw keys ms", 11, "{:.2f}"), ("floor ms", 8, "{:.2f}")], rows, markdown)
+                 ("raw keys ms", 11, "{:.2f}"), ("floor ms", 8, "{:.2f}"),
+                 ("string floor ms", 15, "{:.2f}"), ("reachable", 9, "{:.2f}x")], rows, markdown)
     near = [(q, g) for before, between, after, q, g, *_ in pairs
             if None not in (before, between, after)
             and max(before, between, after) < NEAR_ROUND_TRIP_NS]
@@ -333,7 +344,9 @@ def print_pairs(pairs, markdown):
               f"placement at least once; (b)'s target is judged on every pair all the same)")
     print("(each pair in this order: the cache-line round trip between the first two CPUs (rt), "
           "qcm's (b), rt, client-go's (b), rt, then qcm's (b) with Queue<int>, with raw keys "
-          "(QString::fromRawData: no reference counts) and the floor)")
+          "(QString::fromRawData: no reference counts), the floor and the string floor (the "
+          "floor holding and handing out QString keys); reachable = client-go / string floor, "
+          "the highest ratio a one-lock queue of QString keys reaches in that pair)")
     print()
 
 
@@ -377,6 +390,12 @@ def run_workqueue(args, repetitions):
         print(f"(b) floor, the same semantics and lock with integer keys: {f:,.0f} ns; qcm is "
               f"{q / f:.2f}x it, client-go {g / f:.2f}x: a one-lock queue could reach "
               f"{g / f:.2f}x client-go here")
+        string_floor = qcm.get("BM_ParallelQueueStringFloor/real_time")
+        if string_floor:
+            sf = statistics.median(string_floor)
+            print(f"(b) string floor, the same with QString keys held and handed out: {sf:,.0f} "
+                  f"ns; qcm is {q / sf:.2f}x it: a one-lock queue of QString keys could reach "
+                  f"{g / sf:.2f}x client-go here")
     elif "(b) 2 producers x 2 consumers, 10k keys" not in missing:
         missing.append("(b) floor")
     print()
