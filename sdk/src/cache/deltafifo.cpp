@@ -278,13 +278,8 @@ Result<Deltas> DeltaFifo::pop(const Process &process)
             break;
         if (m_closed)
             return Error {{}, {}, closedError()};
-        // Registered, with a ticket, before the last look at the inbox: a push after that
-        // look sees the waiter and notifies after the ticket.
-        m_waiters.fetch_add(1, std::memory_order_seq_cst);
-        const unsigned ticket = m_changed.prepareWait();
-        if (m_inbox.empty())
-            m_changed.wait(lock, ticket);
-        m_waiters.fetch_sub(1, std::memory_order_relaxed);
+        // A push after the last look at the inbox sees the waiter.
+        m_changed.waitUnless(lock, m_waiters, [this] { return !m_inbox.empty(); });
     }
     return popLocked(process, std::move(deltas));
 }

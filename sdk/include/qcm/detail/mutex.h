@@ -79,16 +79,22 @@ public:
     }
 
     // wait() for a condition that a notifier may make true *without* the mutex (a lock-free
-    // push, say): take a ticket, then check the condition, then wait(lock, ticket) only if it
-    // is still false. A notify() after the ticket was taken ends the wait at once; the
-    // notifier makes the condition true before it notifies, both sequentially consistent.
-    unsigned prepareWait() const { return m_sequence.load(std::memory_order_seq_cst); }
-    template<typename Lock>
-    void wait(Lock &lock, unsigned ticket)
+    // push, say): registers in `waiters`, takes a ticket, and sleeps only if `pending()` is
+    // still false. The notifier makes pending() true, then reads `waiters` and notifies if it
+    // is not zero, all sequentially consistent: either it sees this waiter and its notify()
+    // comes after the ticket (the wait ends at once), or this look at pending() sees its
+    // change. A wait(lock) for everything made true under the mutex.
+    template<typename Lock, typename Pending>
+    void waitUnless(Lock &lock, std::atomic<int> &waiters, Pending pending)
     {
-        lock.unlock();
-        waitFor(ticket);
-        lock.lock();
+        waiters.fetch_add(1, std::memory_order_seq_cst);
+        const unsigned ticket = m_sequence.load(std::memory_order_seq_cst);
+        if (!pending()) {
+            lock.unlock();
+            waitFor(ticket);
+            lock.lock();
+        }
+        waiters.fetch_sub(1, std::memory_order_relaxed);
     }
 
     void notifyOne() { notify(1); }

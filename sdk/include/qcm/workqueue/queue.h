@@ -247,13 +247,8 @@ std::optional<T> Queue<T>::get()
         applyInboxLocked(applied);
         if (m_state.queued() != 0 || m_shuttingDown.load(std::memory_order_relaxed))
             break;
-        // Registered as a waiter, with a ticket, before the last look at the inbox: an add()
-        // that pushes after that look sees the waiter and notifies after the ticket.
-        m_waiters.fetch_add(1, std::memory_order_seq_cst);
-        const unsigned ticket = m_cond.prepareWait();
-        if (m_inbox.empty())
-            m_cond.wait(lock, ticket);
-        m_waiters.fetch_sub(1, std::memory_order_relaxed);
+        // An add() that pushes after the last look at the inbox sees the waiter.
+        m_cond.waitUnless(lock, m_waiters, [this] { return !m_inbox.empty(); });
     }
     if (m_state.queued() == 0)
         return std::nullopt; // shutting down
