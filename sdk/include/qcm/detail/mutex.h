@@ -83,7 +83,7 @@ public:
     // still false. The notifier makes pending() true, then reads `waiters` and notifies if it
     // is not zero, all sequentially consistent: either it sees this waiter and its notify()
     // comes after the ticket (the wait ends at once), or this look at pending() sees its
-    // change. A wait(lock) for everything made true under the mutex.
+    // change. For a condition only ever made true under the mutex, wait(lock) is enough.
     template<typename Lock, typename Pending>
     void waitUnless(Lock &lock, std::atomic<int> &waiters, Pending pending)
     {
