@@ -3,9 +3,8 @@
 //
 // Not used directly by plugins. client-go keeps a slice and two maps; qcm keeps one entry per
 // item that is dirty or processing in an ItemTable, whose hash the caller computes *before*
-// taking the queue's lock, and a FIFO of entry numbers, each with the copy of the item that
-// get() will hand out. That keeps the critical section short: one probe, no hashing, and the
-// reference counts touched only by the thread that queues (see push()).
+// taking the queue's lock, and a FIFO of entry numbers. That keeps the critical section short
+// (one probe, no hashing) and the state small (see push()).
 //
 // An entry counts how many times it is in the FIFO: client-go's done() queues a dirty item
 // that was not being processed a second time, and qcm reproduces that.
@@ -31,52 +30,43 @@ public:
 
     QueueFlags &flags(int e) { return this->entry(e).value; }
 
-    // The FIFO of entries. Each slot holds its own copy of the item, taken by push() (on the
-    // thread that queues, whose copy of the item is in its cache) and moved out by pop(): the
-    // thread that takes the item then copies nothing under the lock. A QString's copy is an
-    // atomic increment on its shared data, which costs a cache-line transfer when another
-    // core touched it last.
+    // The FIFO of entries: entry numbers only, and pop() copies the item out of its entry.
+    // Slots that held their own copy of the item (taken by the thread that queues) made each
+    // slot 32 bytes for a QString instead of 4, and a Queue<QString> with 10k keys and two
+    // producers and two consumers 10 % slower (tests/bench case (b), RESULTS.md run 12).
     void push(int e)
     {
         ++flags(e).queued;
         if (m_count == m_fifo.size())
             growFifo();
-        Slot &slot = m_fifo[(m_head + m_count) & (m_fifo.size() - 1)];
-        slot.entry = e;
-        slot.item = this->entry(e).item;
+        m_fifo[(m_head + m_count) & (m_fifo.size() - 1)] = e;
         ++m_count;
     }
 
-    // The oldest entry; its item is moved into `item`.
+    // The oldest entry; its item is copied into `item`.
     int pop(T &item)
     {
-        Slot &slot = m_fifo[m_head];
+        const int e = m_fifo[m_head];
         m_head = (m_head + 1) & (m_fifo.size() - 1);
         --m_count;
-        --flags(slot.entry).queued;
-        item = std::move(slot.item);
-        return slot.entry;
+        --flags(e).queued;
+        item = this->entry(e).item;
+        return e;
     }
 
     size_t queued() const { return m_count; }
 
 private:
-    struct Slot
-    {
-        int entry = -1;
-        T item {};
-    };
-
     void growFifo()
     {
-        std::vector<Slot> bigger(m_fifo.empty() ? 16 : m_fifo.size() * 2);
+        std::vector<int> bigger(m_fifo.empty() ? 16 : m_fifo.size() * 2);
         for (size_t k = 0; k < m_count; ++k)
-            bigger[k] = std::move(m_fifo[(m_head + k) & (m_fifo.size() - 1)]);
+            bigger[k] = m_fifo[(m_head + k) & (m_fifo.size() - 1)];
         m_fifo = std::move(bigger);
         m_head = 0;
     }
 
-    std::vector<Slot> m_fifo; // ring buffer, size a power of two
+    std::vector<int> m_fifo; // ring buffer, size a power of two
     size_t m_head = 0;
     size_t m_count = 0;
 };
