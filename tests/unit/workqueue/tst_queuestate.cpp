@@ -38,6 +38,7 @@ private slots:
     void againstModel();
     void fifoWrapsAndGrows();
     void erasedItemIsHandedBack();
+    void storedHashFindsTheEntry();
 };
 
 void tst_QueueState::againstModel_data()
@@ -94,7 +95,7 @@ void tst_QueueState::fifoWrapsAndGrows()
             int item = -1;
             const int e = state.pop(item);
             QCOMPARE(e, model.front());
-            QCOMPARE(item, state.entry(e).item); // the slot's copy of the item
+            QCOMPARE(item, state.entry(e).item); // a copy of the entry's item
             model.pop_front();
         }
         QCOMPARE(state.queued(), model.size());
@@ -118,6 +119,29 @@ void tst_QueueState::erasedItemIsHandedBack()
     QCOMPARE(state.find(key, QueueState<QString>::hashOf(key)), -1);
     // The free entry is reused.
     QCOMPARE(state.findOrInsert(QStringLiteral("other"), 1), e);
+}
+
+// An entry keeps only the low 32 bits of the hash; the delaying queue and DeltaFifo look
+// entries up again with that stored hash, across growth and with full 64-bit hashes.
+void tst_QueueState::storedHashFindsTheEntry()
+{
+    QueueState<int> state;
+    std::vector<int> entries;
+    for (int k = 0; k < 1000; ++k) {
+        const size_t hash = (size_t(0x9e3779b9u) * size_t(k + 1)) << 32 | size_t(k) * 2654435761u;
+        entries.push_back(state.findOrInsert(k, hash));
+        QCOMPARE(state.find(k, hash), entries.back());
+    }
+    for (int k = 0; k < 1000; ++k) {
+        const int e = entries[size_t(k)];
+        QCOMPARE(state.find(k, state.entry(e).hash), e);
+        QCOMPARE(state.findOrInsert(k, state.entry(e).hash), e);
+    }
+    for (int k = 0; k < 1000; k += 2)
+        QCOMPARE(state.erase(state.find(k, state.entry(entries[size_t(k)]).hash)), k);
+    for (int k = 1; k < 1000; k += 2)
+        QCOMPARE(state.find(k, state.entry(entries[size_t(k)]).hash), entries[size_t(k)]);
+    QCOMPARE(state.size(), size_t(500));
 }
 
 QTEST_GUILESS_MAIN(tst_QueueState)
