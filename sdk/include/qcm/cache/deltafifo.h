@@ -135,12 +135,16 @@ private:
     void checkSyncedLocked();
 
     Options m_options;
-    mutable detail::Mutex m_mutex;
-    detail::WaitQueue m_changed; // notified when the FIFO stops being empty, or closes
+    // The lock word, the wait queue's words and the state each start a cache line of their
+    // own, as in workqueue::Queue: waiters spinning on the first two do not pull the line
+    // that the lock holder is writing the state to (tests/bench/RESULTS.md, run 12).
+    alignas(64) mutable detail::Mutex m_mutex;
+    // Notified when the FIFO stops being empty, or closes.
+    alignas(64) detail::WaitQueue m_changed;
     // Keys and their chains (m_items), the nodes, and the queue of entry numbers: a delta is
     // stored without an allocation once the pool is warm, and the list pop() hands out is
     // allocated by the popping thread. All guarded by m_mutex.
-    Table m_items;
+    alignas(64) Table m_items;
     std::vector<std::unique_ptr<Node[]>> m_nodeChunks;
     int m_nodeCount = 0; // nodes ever taken from the chunks (in use or free)
     std::vector<int> m_freeNodes;
