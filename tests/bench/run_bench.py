@@ -391,9 +391,9 @@ def print_pairs(pairs, markdown, target):
           "QString keys), rt, then qcm's (b) with Queue<int>, with raw keys "
           "(QString::fromRawData: no reference counts) and the floor; reachable = client-go / "
           "string floor, the highest ratio a one-lock queue of QString keys reaches in that "
-          f"pair; met: yes (ratio >= {target}x), bounded (every rt far, reachable under "
-          f"{target}x, and qcm at least {BOUNDED_TARGET}x client-go: the target proposed there, "
-          "not the issue's) or NO)")
+          f"pair; met: yes when the ratio is at least {target}x; bounded when every rt was far, "
+          f"reachable is under {target}x and qcm was at least {BOUNDED_TARGET}x client-go (the "
+          "target proposed there, not the issue's); a miss otherwise)")
     print()
 
 
