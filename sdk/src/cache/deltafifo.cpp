@@ -50,9 +50,8 @@ std::optional<Error> DeltaFifo::queueActionLocked(
         n = m_freeNodes.back();
         m_freeNodes.pop_back();
     } else {
-        n = m_nodeCount++;
-        if (size_t(n) >> NodeChunkShift == m_nodeChunks.size())
-            m_nodeChunks.push_back(std::make_unique<Node[]>(size_t(1) << NodeChunkShift));
+        n = int(m_nodes.size());
+        m_nodes.grow();
     }
     Chain &chain = m_items.entry(e).value;
     Node &node = nodeLocked(n);
@@ -322,9 +321,8 @@ void DeltaFifo::takeLocked(int entry, Deltas &deltas)
     m_items.erase(entry);
     // A queue that drained after a long list gives its pool back rather than keeping a node
     // per object of the largest backlog it ever held.
-    if (m_queue.empty() && m_nodeCount > IdlePoolNodes) {
-        m_nodeChunks = decltype(m_nodeChunks)();
-        m_nodeCount = 0;
+    if (m_queue.empty() && m_nodes.size() > size_t(IdlePoolNodes)) {
+        m_nodes.clear();
         m_freeNodes = {};
         m_items.clear();
     }

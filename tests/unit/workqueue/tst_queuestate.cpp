@@ -39,6 +39,7 @@ private slots:
     void fifoWrapsAndGrows();
     void erasedItemIsHandedBack();
     void storedHashFindsTheEntry();
+    void entriesStayPutAsTheTableGrows();
 };
 
 void tst_QueueState::againstModel_data()
@@ -142,6 +143,24 @@ void tst_QueueState::storedHashFindsTheEntry()
     for (int k = 1; k < 1000; k += 2)
         QCOMPARE(state.find(k, state.entry(entries[size_t(k)]).hash), entries[size_t(k)]);
     QCOMPARE(state.size(), size_t(500));
+}
+
+// The entries live in chunks (detail::ChunkedPool): growing the table moves none of them, so a
+// reference taken before thousands of inserts still names its entry after them.
+void tst_QueueState::entriesStayPutAsTheTableGrows()
+{
+    QueueState<QString> state;
+    const QString first = QStringLiteral("namespace/first");
+    const int e = state.findOrInsert(first, qHash(first, QHashSeed::globalSeed()));
+    const auto &entry = state.entry(e);
+    for (int k = 0; k < 5000; ++k) {
+        const QString key = QStringLiteral("namespace/object-%1").arg(k);
+        state.findOrInsert(key, qHash(key, QHashSeed::globalSeed()));
+    }
+    QCOMPARE(&state.entry(e), &entry);
+    QCOMPARE(entry.item, first);
+    QCOMPARE(state.find(first, qHash(first, QHashSeed::globalSeed())), e);
+    QCOMPARE(state.size(), size_t(5001));
 }
 
 QTEST_GUILESS_MAIN(tst_QueueState)

@@ -29,6 +29,7 @@
 #include <qcm/cache/keylistergetter.h>
 #include <qcm/cache/keys.h>
 #include <qcm/cache/queue.h>
+#include <qcm/detail/chunkedpool.h>
 #include <qcm/detail/inbox.h>
 #include <qcm/detail/itemtable.h>
 #include <qcm/detail/mutex.h>
@@ -121,10 +122,7 @@ private:
     std::optional<Error> syncKeyLocked(const QString &key);
     bool hasSyncedLocked() const { return m_populated && m_initialPopulationCount == 0; }
     int findLocked(const QString &key) const { return m_items.find(key, Table::hashOf(key)); }
-    Node &nodeLocked(int n)
-    {
-        return m_nodeChunks[size_t(n) >> NodeChunkShift][size_t(n) & ((1u << NodeChunkShift) - 1)];
-    }
+    Node &nodeLocked(int n) { return m_nodes[size_t(n)]; }
     const Node &nodeLocked(int n) const { return const_cast<DeltaFifo *>(this)->nodeLocked(n); }
     const Delta &newestLocked(int entry) const;
     Deltas copyLocked(int entry) const;
@@ -145,8 +143,7 @@ private:
     // stored without an allocation once the pool is warm, and the list pop() hands out is
     // allocated by the popping thread. All guarded by m_mutex.
     alignas(64) Table m_items;
-    std::vector<std::unique_ptr<Node[]>> m_nodeChunks;
-    int m_nodeCount = 0; // nodes ever taken from the chunks (in use or free)
+    detail::ChunkedPool<Node, NodeChunkShift> m_nodes; // in use or listed in m_freeNodes
     std::vector<int> m_freeNodes;
     std::deque<int> m_queue;
     bool m_populated = false; // guarded by m_mutex

@@ -8,11 +8,15 @@
 //
 // Not part of the plugin API. Queue, DelayingQueue and DeltaFifo keep per-item state here
 // instead of in QHash because the caller computes the hash once, outside its lock, and every
-// later lookup, move or removal reuses it. Entries are numbered and pooled: numbers stay valid
-// until erase(), and erased entries are reused without allocating.
+// later lookup, move or removal reuses it. Entries are numbered and pooled: numbers and
+// references stay valid until erase(), erased entries are reused without allocating, and the
+// pool grows in chunks without moving the entries it has (a vector's reallocation under the
+// owner's lock cost about a fifth of queue case (b): RESULTS.md, run 13).
 //
 // Thread safety: none of its own; the owner serialises every call.
 #pragma once
+
+#include <qcm/detail/chunkedpool.h>
 
 #include <QtCore/QHashFunctions>
 
@@ -86,16 +90,15 @@ public:
         if (!m_free.empty()) {
             e = m_free.back();
             m_free.pop_back();
-            // An erased entry holds a default T: construct over it (an inline copy for
-            // QString, where assignment is an out-of-line call).
-            T *slot = &m_entries[size_t(e)].item;
-            slot->~T();
-            new (slot) T(std::forward<U>(item));
         } else {
             e = int(m_entries.size());
-            m_entries.push_back(Entry {std::forward<U>(item), quint32(hash), true, V {}});
+            m_entries.grow();
         }
         Entry &entry = m_entries[size_t(e)];
+        // An erased or new entry holds a default T: construct over it (an inline copy for
+        // QString, where assignment is an out-of-line call).
+        entry.item.~T();
+        new (&entry.item) T(std::forward<U>(item));
         entry.hash = quint32(hash);
         entry.live = true;
         entry.value = V {};
@@ -169,6 +172,8 @@ private:
         m_slotsHint.store(m_slots.data(), std::memory_order_relaxed);
     }
 
+    static constexpr int EntryChunkShift = 6;
+
     // One slot of the open-addressing index: an entry number (-1: empty) and the low 32 bits
     // of its hash, so probing and deletion rarely touch the entries themselves.
     struct Slot
@@ -177,7 +182,8 @@ private:
         quint32 fragment = 0;
     };
 
-    std::vector<Entry> m_entries; // by entry number; erased ones are listed in m_free
+    // By entry number, in chunks of 2^EntryChunkShift; erased ones are listed in m_free.
+    ChunkedPool<Entry, EntryChunkShift> m_entries;
     std::vector<int> m_free;
     std::vector<Slot> m_slots;
     size_t m_mask = 0;
