@@ -24,6 +24,9 @@
 //                                 counts and characters add to (b) (RESULTS.md, run 8).
 //   BM_ParallelQueueRaw       (b) with keys made by QString::fromRawData: copies touch no
 //                                 reference count, so what (b) costs without that traffic.
+//   BM_ParallelQueuePinned/N  (b) with its four threads pinned to two CPUs: N = 0 a producer
+//                                 and a consumer on each, N = 1 the producers on one and the
+//                                 consumers on the other (RESULTS.md, run 13).
 //   BM_CacheLineRoundTrip     Not a queue: two threads pinned to two CPUs pass one cache line
 //                                 back and forth; ns per round trip. On a VM it shows where
 //                                 the host placed the two vCPUs at the time, which moves (b)
@@ -40,6 +43,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include <array>
 #include <deque>
 #include <mutex>
 #include <optional>
@@ -65,21 +69,48 @@ std::vector<std::vector<int>> parallelSequences(int keys)
     return sequences;
 }
 
+// The first two CPUs this process may run on, or {-1, -1} if it has only one.
+std::array<int, 2> firstTwoCpus()
+{
+    cpu_set_t allowed;
+    CPU_ZERO(&allowed);
+    sched_getaffinity(0, sizeof allowed, &allowed);
+    std::array<int, 2> cpus {-1, -1};
+    for (int cpu = 0, found = 0; cpu < CPU_SETSIZE && found < 2; ++cpu)
+        if (CPU_ISSET(cpu, &allowed))
+            cpus[size_t(found++)] = cpu;
+    return cpus[1] < 0 ? std::array<int, 2> {-1, -1} : cpus;
+}
+
+void pinTo(int cpu)
+{
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+}
+
 // 2 consumers get/done until shut down while 2 producers add their sequences; `Q` has add,
-// get (an optional, empty once shut down and drained), done and shutDown.
+// get (an optional, empty once shut down and drained), done and shutDown. With `cpus`, each
+// thread is pinned: consumer c to cpus[c], producer p to cpus[2 + p].
 template<typename Q, typename Key>
-void runParallel(Q &q, const std::vector<std::vector<int>> &sequences, Key key)
+void runParallel(Q &q, const std::vector<std::vector<int>> &sequences, Key key,
+    const std::array<int, 4> *cpus = nullptr)
 {
     std::thread consumers[2];
-    for (auto &c : consumers) {
-        c = std::thread([&q] {
+    for (int c = 0; c < 2; ++c) {
+        consumers[c] = std::thread([&q, cpus, c] {
+            if (cpus)
+                pinTo((*cpus)[size_t(c)]);
             while (auto item = q.get())
                 q.done(*item);
         });
     }
     std::thread producers[2];
     for (int p = 0; p < 2; ++p) {
-        producers[p] = std::thread([&q, &key, &sequence = sequences[size_t(p)]] {
+        producers[p] = std::thread([&q, &key, &sequence = sequences[size_t(p)], cpus, p] {
+            if (cpus)
+                pinTo((*cpus)[size_t(2 + p)]);
             for (int k : sequence)
                 q.add(key(k));
         });
@@ -261,6 +292,29 @@ void BM_ParallelQueueRaw(benchmark::State &state)
 }
 BENCHMARK(BM_ParallelQueueRaw)->UseRealTime();
 
+// (b) with its four threads pinned to the first two CPUs: arrangement 0 puts a producer and a
+// consumer on each CPU, arrangement 1 both producers on one and both consumers on the other.
+void BM_ParallelQueuePinned(benchmark::State &state)
+{
+    const auto two = firstTwoCpus();
+    if (two[0] < 0) {
+        state.SkipWithError("needs two CPUs");
+        return;
+    }
+    const std::array<int, 4> cpus = state.range(0) == 0
+        ? std::array<int, 4> {two[0], two[1], two[0], two[1]}
+        : std::array<int, 4> {two[1], two[1], two[0], two[0]};
+    constexpr int Keys = 10000;
+    const QStringList keys = makeKeys(Keys, "namespace/object-%1");
+    const auto sequences = parallelSequences(Keys);
+    for (auto _ : state) {
+        Queue<QString> q;
+        runParallel(
+            q, sequences, [&keys](int k) -> const QString & { return keys[k]; }, &cpus);
+    }
+}
+BENCHMARK(BM_ParallelQueuePinned)->Arg(0)->Arg(1)->UseRealTime();
+
 void BM_ParallelQueueFloor(benchmark::State &state)
 {
     constexpr int Keys = 10000;
@@ -287,22 +341,12 @@ BENCHMARK(BM_ParallelQueueStringFloor)->UseRealTime();
 void BM_CacheLineRoundTrip(benchmark::State &state)
 {
     cpu_set_t allowed;
-    CPU_ZERO(&allowed);
     sched_getaffinity(0, sizeof allowed, &allowed);
-    int cpus[2] = {-1, -1};
-    for (int cpu = 0, found = 0; cpu < CPU_SETSIZE && found < 2; ++cpu)
-        if (CPU_ISSET(cpu, &allowed))
-            cpus[found++] = cpu;
-    if (cpus[1] < 0) {
+    const auto cpus = firstTwoCpus();
+    if (cpus[0] < 0) {
         state.SkipWithError("needs two CPUs");
         return;
     }
-    const auto pin = [](int cpu) {
-        cpu_set_t set;
-        CPU_ZERO(&set);
-        CPU_SET(cpu, &set);
-        pthread_setaffinity_np(pthread_self(), sizeof set, &set);
-    };
     constexpr int RoundTrips = 100000;
     // A line of its own: nothing else the two threads touch shares it.
     struct alignas(64) Line
@@ -313,14 +357,14 @@ void BM_CacheLineRoundTrip(benchmark::State &state)
     for (auto _ : state) {
         line->value.store(-1);
         std::thread other([&] {
-            pin(cpus[1]);
+            pinTo(cpus[1]);
             line->value.store(0, std::memory_order_release); // pinned
             for (int i = 0; i < RoundTrips; ++i) {
                 while (line->value.load(std::memory_order_acquire) != 2 * i + 1) { }
                 line->value.store(2 * i + 2, std::memory_order_release);
             }
         });
-        pin(cpus[0]);
+        pinTo(cpus[0]);
         while (line->value.load(std::memory_order_acquire) != 0) { }
         const auto start = std::chrono::steady_clock::now();
         for (int i = 0; i < RoundTrips; ++i) {

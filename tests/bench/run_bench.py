@@ -19,15 +19,17 @@ kube-apiserver (cold sync and peak RSS, watch latency); see informerbench.py;
 --informer-scale adds its scale curve and watch throughput (informerscale.py).
 
 Both sides run every case --repetitions times; the table shows the medians. Work-queue case
-(b) runs in pairs, qcm's run i then client-go's run i, each run between two measurements of
-the cache-line round trip between two CPUs (on a VM it moves with the host's placement of the
-vCPUs, and (b) with it); a second table shows every pair. ratio is
+(b) runs in pairs, qcm's run i and client-go's run i, each cut into short slices interleaved
+with the other's and with the string floor's, between measurements of the cache-line round
+trip between two CPUs (on a VM it moves with the host's placement of the vCPUs, and (b) with
+it): a second table shows every pair. ratio is
 client-go ns/op divided by qcm ns/op: 2.0 means qcm does the same work in half the time.
 --quick runs each side once with short times, to check that the runner and every case work;
 its figures are not for the record. Exits non-zero if a case is missing on either side (not
 if a target is missed: the table says so).
 """
 import argparse
+import collections
 import json
 import os
 import pathlib
@@ -55,13 +57,15 @@ CASES = [
 DELAYING_ITEMS = 200000
 
 
-def run_qcm(binary, repetitions, quick, benchmark_filter=None):
+def run_qcm(binary, repetitions, quick, benchmark_filter=None, min_time=None):
+    """ns per iteration by benchmark name; min_time (seconds) overrides the benchmark's own
+    (--quick: 0.05)."""
     args = [binary, "--benchmark_format=json", f"--benchmark_repetitions={repetitions}",
             "--benchmark_report_aggregates_only=false"]
     if benchmark_filter:
         args.append(f"--benchmark_filter={benchmark_filter}")
-    if quick:
-        args.append("--benchmark_min_time=0.05")
+    if min_time or quick:
+        args.append(f"--benchmark_min_time={min_time or 0.05}")
     out = subprocess.run(args, check=True, capture_output=True, text=True).stdout
     times = {}
     for b in json.loads(out)["benchmarks"]:
@@ -274,17 +278,36 @@ def main():
     return 0
 
 
+# (b)'s pairs are run in slices: each side's run of a pair is SLICES short runs, interleaved
+# with the other side's, so that both sides of a pair meet the same placements of the two
+# vCPUs (on the record VM the placement flips in spells of one or two seconds, shorter than a
+# pair: RESULTS.md, runs 8 and 12).
+SLICES = 8
+# On the record machine the round trip is 70-180 ns when the host places the two vCPUs near
+# (sharing a cache) and 280-530 ns when far (RESULTS.md, runs 8 and 12).
+NEAR_ROUND_TRIP_NS = 150
+# The target proposed for a (b) pair that its string floor bounds below (b)'s target: where
+# the keys' reference counts alone keep any one-lock queue of QString keys under 1.5x
+# client-go (the far placement: RESULTS.md, runs 11-13), qcm must not be slower than
+# client-go. Not the issue's target: a proposal the table labels "bounded", never "yes".
+BOUNDED_TARGET = 1.0
+
+# One (b) pair: the round trips measured before each slice and after the last; the medians of
+# qcm's, client-go's and the string floor's slices (ns per iteration); then one run each of
+# Queue<int>, raw keys and the floor.
+Pair = collections.namedtuple("Pair", "round_trips qcm go string_floor q_int q_raw floor")
+
+
 def run_parallel_pairs(args, repetitions):
-    """(b) in pairs: qcm's run i, then client-go's run i, each run between two measurements
-    of the cache-line round trip between the first two CPUs. On a VM that round trip moves
-    with where the host puts the vCPUs (50-90 ns or 280-370 ns on the record machine, in spells
-    of seconds), and (b) moves with it (RESULTS.md, run 8): a pair runs within two seconds, so
-    both sides of a pair meet the same machine. The string floor runs right after client-go's
-    run, before the third round trip, so that "reachable" compares the two in one placement.
-    Returns qcm's and client-go's times by benchmark name, and the pairs for the per-run
-    table."""
+    """(b) in pairs. Pair i is SLICES rounds of: the cache-line round trip between the first
+    two CPUs, a short run of qcm's (b), one of client-go's, one of the string floor; then a
+    last round trip, and one run each of Queue<int>, raw keys and the floor. Each side's time
+    in the pair is the median of its slices, so qcm, client-go and the string floor (what
+    bounds the pair) meet the same mix of placements. Returns qcm's and client-go's times by
+    benchmark name (one per pair) and the pairs."""
     qcm, go_times, pairs = {}, {}, []
-    benchtime = "100ms" if args.quick else "1s"
+    slices = 2 if args.quick else SLICES
+    seconds = (0.1 if args.quick else 1.0) / slices
     env = dict(os.environ, GOTOOLCHAIN="local", GOFLAGS="-mod=mod")
     with tempfile.TemporaryDirectory() as tmp:
         gobench = os.path.join(tmp, "gobench")
@@ -295,61 +318,64 @@ def run_parallel_pairs(args, repetitions):
             t = run_qcm(args.qcm_bench, 1, False, "BM_CacheLineRoundTrip")
             v = t.get("BM_CacheLineRoundTrip/iterations:5/manual_time")
             return statistics.median(v) if v else None
-        for _ in range(repetitions):
-            before = round_trip()
-            q = run_qcm(args.qcm_bench, 1, args.quick, "^BM_ParallelQueue/")
-            between = round_trip()
+
+        def qcm_slice(name):
+            t = run_qcm(args.qcm_bench, 1, False, f"^{name}/", min_time=seconds)
+            return t.get(f"{name}/real_time", [None])[0]
+
+        def go_slice():
             out = subprocess.run([gobench, "-test.run", "^$", "-test.bench",
-                                  "^BenchmarkParallelQueue$", "-test.benchtime", benchtime],
-                                 cwd=HERE / "go", check=True, capture_output=True,
-                                 text=True).stdout
-            g = go_times_of(out).get("BenchmarkParallelQueue", [None])[0]
-            # Right after client-go's run, within the same round trips: what bounds the pair.
-            q.update(run_qcm(args.qcm_bench, 1, args.quick, "^BM_ParallelQueueStringFloor/"))
-            after = round_trip()
-            q.update(run_qcm(args.qcm_bench, 1, args.quick, "^BM_ParallelQueue(Int|Raw|Floor)/"))
-            for name, times in q.items():
+                                  "^BenchmarkParallelQueue$", "-test.benchtime",
+                                  f"{seconds * 1000:.0f}ms"], cwd=HERE / "go", check=True,
+                                 capture_output=True, text=True).stdout
+            return go_times_of(out).get("BenchmarkParallelQueue", [None])[0]
+        for _ in range(repetitions):
+            round_trips, times = [], []
+            for _ in range(slices):
+                round_trips.append(round_trip())
+                times.append((qcm_slice("BM_ParallelQueue"), go_slice(),
+                              qcm_slice("BM_ParallelQueueStringFloor")))
+            round_trips.append(round_trip())
+            q, g, sf = (None if None in column else statistics.median(column)
+                        for column in zip(*times))
+            others = run_qcm(args.qcm_bench, 1, args.quick, "^BM_ParallelQueue(Int|Raw|Floor)/")
+            pair = Pair(round_trips, q, g, sf,
+                        *(others.get(f"BM_ParallelQueue{n}/real_time", [None])[0]
+                          for n in ("Int", "Raw", "Floor")))
+            pairs.append(pair)
+            for name, value in (("BM_ParallelQueue/real_time", q),
+                                ("BM_ParallelQueueStringFloor/real_time", sf)):
+                if value is not None:
+                    qcm.setdefault(name, []).append(value)
+            for name, times in others.items():
                 qcm.setdefault(name, []).extend(times)
             if g is not None:
                 go_times.setdefault("BenchmarkParallelQueue", []).append(g)
-            pairs.append((before, between, after, q.get("BM_ParallelQueue/real_time", [None])[0], g,
-                          q.get("BM_ParallelQueueInt/real_time", [None])[0],
-                          q.get("BM_ParallelQueueRaw/real_time", [None])[0],
-                          q.get("BM_ParallelQueueFloor/real_time", [None])[0],
-                          q.get("BM_ParallelQueueStringFloor/real_time", [None])[0]))
     return qcm, go_times, pairs
 
 
-# On the record machine the round trip is 50-90 ns when the host places the two vCPUs near
-# (sharing a cache) and 280-370 ns when far (RESULTS.md, run 8).
-NEAR_ROUND_TRIP_NS = 150
-# The target proposed for a (b) pair that the string floor bounds below (b)'s target: run
-# wholly in the far placement, where the keys' reference counts alone keep any one-lock queue
-# of QString keys under 1.5x client-go (RESULTS.md, run 11), qcm must not be slower than
-# client-go. Not the issue's target: a proposal the table labels "bounded", never "yes".
-BOUNDED_TARGET = 1.0
+def far_round_trips(pair):
+    """How many of the pair's round trips were far, and how many were measured."""
+    measured = [rt for rt in pair.round_trips if rt is not None]
+    return sum(rt >= NEAR_ROUND_TRIP_NS for rt in measured), len(measured)
 
 
 def bounded_by_string_floor(pair, target):
-    """Whether a (b) pair ran wholly in the far placement (every round trip far) and its
-    string floor, run right after client-go's run, leaves less than `target`: no one-lock
-    queue of QString keys could have met the target there."""
-    before, between, after, _, g, *_, string_floor = pair
-    far = None not in (before, between, after) and min(
-        before, between, after) >= NEAR_ROUND_TRIP_NS
-    return bool(far and g and string_floor and g / string_floor < target)
+    """Whether the pair's string floor, run in slices between client-go's, leaves client-go
+    less than `target` over it: no one-lock queue of QString keys could have met the target
+    in that pair."""
+    return bool(pair.go and pair.string_floor and pair.go / pair.string_floor < target)
 
 
 def pair_verdict(pair, target):
     """(b)'s verdict for one pair: "yes" when qcm met the target; "bounded" when it did not,
-    but the string floor bounds the pair below it and qcm met BOUNDED_TARGET; "NO" otherwise
-    (a missing side is "NO" too)."""
-    q, g = pair[3], pair[4]
-    if not q or not g:
+    but the pair's string floor bounds it below the target and qcm met BOUNDED_TARGET; "NO"
+    otherwise (a missing side is "NO" too)."""
+    if not pair.qcm or not pair.go:
         return "NO"
-    if g / q >= target:
+    if pair.go / pair.qcm >= target:
         return "yes"
-    if bounded_by_string_floor(pair, target) and g / q >= BOUNDED_TARGET:
+    if bounded_by_string_floor(pair, target) and pair.go / pair.qcm >= BOUNDED_TARGET:
         return "bounded"
     return "NO"
 
@@ -357,43 +383,39 @@ def pair_verdict(pair, target):
 def print_pairs(pairs, markdown, target):
     rows = []
     for i, pair in enumerate(pairs, 1):
-        before, between, after, q, g, q_int, q_raw, floor, string_floor = pair
-        ms = [None if v is None else v / 1e6 for v in (q, g, q_int, q_raw, floor, string_floor)]
-        rows.append((f"run {i}", before, ms[0], between, ms[1], after,
-                     g / q if q and g else None, ms[2], ms[3], ms[4], ms[5],
-                     g / string_floor if g and string_floor else None,
-                     pair_verdict(pair, target)))
-    print_table([("(b) pair", 8, None), ("rt ns", 5, "{:.0f}"), ("qcm ms", 7, "{:.2f}"),
-                 ("rt ns", 5, "{:.0f}"), ("client-go ms", 12, "{:.2f}"), ("rt ns", 5, "{:.0f}"),
-                 ("ratio", 6, "{:.2f}x"), ("Queue<int> ms", 13, "{:.2f}"),
-                 ("raw keys ms", 11, "{:.2f}"), ("floor ms", 8, "{:.2f}"),
+        measured = [rt for rt in pair.round_trips if rt is not None]
+        far, count = far_round_trips(pair)
+        ms = [None if v is None else v / 1e6 for v in
+              (pair.qcm, pair.go, pair.string_floor, pair.q_int, pair.q_raw, pair.floor)]
+        rows.append((f"run {i}", f"{min(measured):.0f}-{max(measured):.0f}" if measured else None,
+                     f"{far} of {count}", ms[0], ms[1],
+                     pair.go / pair.qcm if pair.qcm and pair.go else None, ms[2],
+                     pair.go / pair.string_floor if pair.go and pair.string_floor else None,
+                     ms[3], ms[4], ms[5], pair_verdict(pair, target)))
+    print_table([("(b) pair", 8, None), ("rt ns", 9, None), ("far rt", 7, None),
+                 ("qcm ms", 7, "{:.2f}"), ("client-go ms", 12, "{:.2f}"), ("ratio", 6, "{:.2f}x"),
                  ("string floor ms", 15, "{:.2f}"), ("reachable", 9, "{:.2f}x"),
-                 ("met", 7, None)], rows, markdown)
-    near = [(q, g) for before, between, after, q, g, *_ in pairs
-            if None not in (before, between, after)
-            and max(before, between, after) < NEAR_ROUND_TRIP_NS]
-    if near and len(near) < len(pairs):
-        print(f"pairs with every rt under {NEAR_ROUND_TRIP_NS} ns: {len(near)} of {len(pairs)}, "
-              f"lowest ratio {min(g / q for q, g in near):.2f}x (the others met the far "
-              f"placement at least once; (b)'s target is judged on every pair all the same)")
-    bounded = [(pair[3], pair[4], pair[8]) for pair in pairs
-               if pair[3] and bounded_by_string_floor(pair, target)]
+                 ("Queue<int> ms", 13, "{:.2f}"), ("raw keys ms", 11, "{:.2f}"),
+                 ("floor ms", 8, "{:.2f}"), ("met", 7, None)], rows, markdown)
+    bounded = [pair for pair in pairs if pair.qcm and bounded_by_string_floor(pair, target)]
     if bounded:
-        print(f"pairs run wholly in the far placement whose string floor bounds the ratio "
-              f"below {target}x: {len(bounded)} of "
-              f"{len(pairs)}, reachable {min(g / sf for _, g, sf in bounded):.2f}-"
-              f"{max(g / sf for _, g, sf in bounded):.2f}x; qcm there "
-              f"{min(g / q for q, g, _ in bounded):.2f}-{max(g / q for q, g, _ in bounded):.2f}x "
-              f"client-go, {min(q / sf for q, _, sf in bounded):.2f}-"
-              f"{max(q / sf for q, _, sf in bounded):.2f}x its string floor")
-    print("(each pair in this order: the cache-line round trip between the first two CPUs (rt), "
-          "qcm's (b), rt, client-go's (b), the string floor (the floor holding and handing out "
-          "QString keys), rt, then qcm's (b) with Queue<int>, with raw keys "
-          "(QString::fromRawData: no reference counts) and the floor; reachable = client-go / "
-          "string floor, the highest ratio a one-lock queue of QString keys reaches in that "
-          f"pair; met: yes when the ratio is at least {target}x; bounded when every rt was far, "
-          f"reachable is under {target}x and qcm was at least {BOUNDED_TARGET}x client-go (the "
-          "target proposed there, not the issue's); a miss otherwise)")
+        print(f"pairs whose string floor bounds the ratio below {target}x: {len(bounded)} of "
+              f"{len(pairs)}, reachable {min(p.go / p.string_floor for p in bounded):.2f}-"
+              f"{max(p.go / p.string_floor for p in bounded):.2f}x; qcm there "
+              f"{min(p.go / p.qcm for p in bounded):.2f}-{max(p.go / p.qcm for p in bounded):.2f}x "
+              f"client-go, {min(p.qcm / p.string_floor for p in bounded):.2f}-"
+              f"{max(p.qcm / p.string_floor for p in bounded):.2f}x its string floor")
+    slices = len(pairs[0].round_trips) - 1 if pairs else SLICES
+    print(f"(each pair: {slices} slices of the cache-line round trip between the first two CPUs "
+          "(rt), a short run of qcm's (b), one of client-go's and one of the string floor (the "
+          "floor holding and handing out QString keys); each side's time is the median of its "
+          "slices; rt ns: the lowest and highest round trip, far rt: how many were over "
+          f"{NEAR_ROUND_TRIP_NS} ns (the far placement); then one run each of qcm's (b) with "
+          "Queue<int>, with raw keys (QString::fromRawData: no reference counts) and the floor. "
+          "reachable = client-go / string floor, the highest ratio a one-lock queue of QString "
+          f"keys reaches in that pair; met: yes when the ratio is at least {target}x; bounded "
+          f"when reachable is under {target}x and qcm was at least {BOUNDED_TARGET}x client-go "
+          "(the target proposed there, not the issue's); a miss otherwise)")
     print()
 
 
@@ -405,7 +427,7 @@ def run_workqueue(args, repetitions):
     qcm.update(pair_qcm)
     go.update(pair_go)
     missing = []
-    if not pairs or any(v is None for pair in pairs for v in pair[3:]):
+    if not pairs or any(v is None for pair in pairs for v in pair[1:]):
         missing.append("(b) pairs")
 
     rows = []
