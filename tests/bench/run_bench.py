@@ -283,6 +283,14 @@ def main():
 # vCPUs (on the record VM the placement flips in spells of one or two seconds, shorter than a
 # pair: RESULTS.md, runs 8 and 12).
 SLICES = 8
+# Seconds per slice. Go's (b) ran about 9 % slower in 0.125 s runs than in 1 s ones (qcm's
+# about 3 %), which favoured qcm; at 0.25 s neither side was slower than in 1 s runs
+# (RESULTS.md, run 13).
+SLICE_SECONDS = 0.25
+
+
+def slice_seconds(quick):
+    return 0.05 if quick else SLICE_SECONDS
 # On the record machine the round trip is 70-180 ns when the host places the two vCPUs near
 # (sharing a cache) and 280-530 ns when far (RESULTS.md, runs 8 and 12).
 NEAR_ROUND_TRIP_NS = 150
@@ -307,7 +315,7 @@ def run_parallel_pairs(args, repetitions):
     benchmark name (one per pair) and the pairs."""
     qcm, go_times, pairs = {}, {}, []
     slices = 2 if args.quick else SLICES
-    seconds = (0.1 if args.quick else 1.0) / slices
+    seconds = slice_seconds(args.quick)
     env = dict(os.environ, GOTOOLCHAIN="local", GOFLAGS="-mod=mod")
     with tempfile.TemporaryDirectory() as tmp:
         gobench = os.path.join(tmp, "gobench")
@@ -380,7 +388,7 @@ def pair_verdict(pair, target):
     return "NO"
 
 
-def print_pairs(pairs, markdown, target):
+def print_pairs(pairs, markdown, target, seconds):
     rows = []
     for i, pair in enumerate(pairs, 1):
         measured = [rt for rt in pair.round_trips if rt is not None]
@@ -407,7 +415,8 @@ def print_pairs(pairs, markdown, target):
               f"{max(p.qcm / p.string_floor for p in bounded):.2f}x its string floor")
     slices = len(pairs[0].round_trips) - 1 if pairs else SLICES
     print(f"(each pair: {slices} slices of the cache-line round trip between the first two CPUs "
-          "(rt), a short run of qcm's (b), one of client-go's and one of the string floor (the "
+          f"(rt), a {seconds} s run of qcm's (b), one of client-go's and one of the string "
+          "floor (the "
           "floor holding and handing out QString keys); each side's time is the median of its "
           "slices; rt ns: the lowest and highest round trip, far rt: how many were over "
           f"{NEAR_ROUND_TRIP_NS} ns (the far placement); then one run each of qcm's (b) with "
@@ -475,7 +484,8 @@ def run_workqueue(args, repetitions):
     elif "(b) 2 producers x 2 consumers, 10k keys" not in missing:
         missing.append("(b) floor")
     print()
-    print_pairs(pairs, args.markdown, next(t for n, _, _, _, t, _ in CASES if n.startswith("(b)")))
+    print_pairs(pairs, args.markdown, next(t for n, _, _, _, t, _ in CASES if n.startswith("(b)")),
+                slice_seconds(args.quick))
     return missing
 
 
