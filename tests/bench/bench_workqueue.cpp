@@ -254,15 +254,22 @@ void BM_Queue(benchmark::State &state)
 }
 BENCHMARK(BM_Queue)->UseManualTime();
 
-void BM_ParallelQueue(benchmark::State &state)
+// (b) through Queue<QString>, its threads pinned as runParallel() says when `cpus` is given.
+void runParallelQueue(benchmark::State &state, const std::array<int, 4> *cpus)
 {
     constexpr int Keys = 10000;
     const QStringList keys = makeKeys(Keys, "namespace/object-%1");
     const auto sequences = parallelSequences(Keys);
     for (auto _ : state) {
         Queue<QString> q;
-        runParallel(q, sequences, [&keys](int k) -> const QString & { return keys[k]; });
+        runParallel(
+            q, sequences, [&keys](int k) -> const QString & { return keys[k]; }, cpus);
     }
+}
+
+void BM_ParallelQueue(benchmark::State &state)
+{
+    runParallelQueue(state, nullptr);
 }
 BENCHMARK(BM_ParallelQueue)->UseRealTime();
 
@@ -304,14 +311,7 @@ void BM_ParallelQueuePinned(benchmark::State &state)
     const std::array<int, 4> cpus = state.range(0) == 0
         ? std::array<int, 4> {two[0], two[1], two[0], two[1]}
         : std::array<int, 4> {two[1], two[1], two[0], two[0]};
-    constexpr int Keys = 10000;
-    const QStringList keys = makeKeys(Keys, "namespace/object-%1");
-    const auto sequences = parallelSequences(Keys);
-    for (auto _ : state) {
-        Queue<QString> q;
-        runParallel(
-            q, sequences, [&keys](int k) -> const QString & { return keys[k]; }, &cpus);
-    }
+    runParallelQueue(state, &cpus);
 }
 BENCHMARK(BM_ParallelQueuePinned)->Arg(0)->Arg(1)->UseRealTime();
 

@@ -364,9 +364,13 @@ def run_parallel_pairs(args, repetitions):
     return qcm, go_times, pairs
 
 
+def measured_round_trips(pair):
+    return [rt for rt in pair.round_trips if rt is not None]
+
+
 def far_round_trips(pair):
     """How many of the pair's round trips were far, and how many were measured."""
-    measured = [rt for rt in pair.round_trips if rt is not None]
+    measured = measured_round_trips(pair)
     return sum(rt >= NEAR_ROUND_TRIP_NS for rt in measured), len(measured)
 
 
@@ -395,7 +399,7 @@ def pair_verdict(pair, target):
 def print_pairs(pairs, markdown, target, seconds):
     rows = []
     for i, pair in enumerate(pairs, 1):
-        measured = [rt for rt in pair.round_trips if rt is not None]
+        measured = measured_round_trips(pair)
         far, count = far_round_trips(pair)
         ms = [None if v is None else v / 1e6 for v in
               (pair.qcm, pair.go, pair.string_floor, pair.q_int, pair.q_raw, pair.floor)]
