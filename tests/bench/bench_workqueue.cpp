@@ -20,6 +20,12 @@
 //                                 finds it clean, as client-go's sets hold its keys, and get()
 //                                 hands out a copy. No lookup by content, no hashing: no
 //                                 one-lock queue of QString keys can beat it on this machine.
+//   BM_ParallelQueueInboxFloor (b)'s lower bound for qcm's own design: the string floor
+//                                 synchronised as Queue is (adds never wait for the lock: a
+//                                 lock-free inbox), reading each key's characters once in add
+//                                 and done, as any lookup by content must. What Queue<QString>
+//                                 adds to it is its table; run_bench.py's (b) pairs run it
+//                                 between qcm's and client-go's slices (RESULTS.md, run 14).
 //   BM_ParallelQueueInt       (b) with Queue<int>: what the QString keys' shared reference
 //                                 counts and characters add to (b) (RESULTS.md, run 8).
 //   BM_ParallelQueueRaw       (b) with keys made by QString::fromRawData: copies touch no
@@ -37,6 +43,7 @@
 //                                 N gets. N = 200000 on both sides; reported per item.
 //   BM_AddRateLimited         (d) addRateLimited with the default controller rate limiter on
 //                                 the real clock, cycling over 1000 keys.
+#include <qcm/detail/inbox.h>
 #include <qcm/detail/mutex.h>
 #include <qcm/fakeclock.h>
 #include <qcm/workqueue/ratelimitingqueue.h>
@@ -44,6 +51,7 @@
 #include <benchmark/benchmark.h>
 
 #include <array>
+#include <atomic>
 #include <deque>
 #include <mutex>
 #include <optional>
@@ -134,6 +142,16 @@ struct FloorKey
     QString key;
 };
 
+// The floors' get(): takes the oldest key off `queue` and moves it from dirty to processing.
+int popToProcessing(std::deque<int> &queue, std::vector<bool> &dirty, std::vector<bool> &processing)
+{
+    const int key = queue.front();
+    queue.pop_front();
+    processing[size_t(key)] = true;
+    dirty[size_t(key)] = false;
+    return key;
+}
+
 // client-go's queue (dirty set, processing set, FIFO, one lock) reduced to integer keys.
 // With HoldsKeys, the keys are QStrings held as client-go's sets hold its string keys: slot i
 // holds the key from the add that makes it dirty until done() finds it clean, and get()
@@ -173,10 +191,7 @@ public:
             m_wait.wait(lock);
         if (m_queue.empty())
             return std::nullopt;
-        const int key = m_queue.front();
-        m_queue.pop_front();
-        m_processing[size_t(key)] = true;
-        m_dirty[size_t(key)] = false;
+        const int key = popToProcessing(m_queue, m_dirty, m_processing);
         if constexpr (HoldsKeys)
             return FloorKey {key, m_held[size_t(key)]};
         else
@@ -224,6 +239,142 @@ private:
     std::vector<bool> m_processing;
     std::vector<QString> m_held; // with HoldsKeys only
     bool m_shutDown = false;
+};
+
+// (b)'s floor for QString keys with qcm's own synchronisation: the string floor's sets, FIFO
+// and held keys, synchronised as Queue is (add() takes the lock only when it is free and
+// otherwise pushes onto a lock-free Inbox that the next holder of the lock applies first; a
+// waiter is woken only when one waits; the lock, the wait queue and the state each on a cache
+// line of their own), and each add() and done() reads its key's characters once before it
+// locks, as Queue hashes them and as every queue that finds its keys by content must
+// (client-go's maps hash in add, get and done). What Queue<QString> does beyond it is the
+// table's probing and comparing, so no queue with this synchronisation and these keys can
+// beat it here (RESULTS.md, run 14).
+class InboxFloorQueue
+{
+public:
+    explicit InboxFloorQueue(int keys)
+        : m_dirty(size_t(keys)), m_processing(size_t(keys)), m_held(size_t(keys))
+    { }
+    void add(FloorKeyRef ref)
+    {
+        readEveryCharacter(ref.key);
+        Applied applied; // freed after unlocking
+        std::unique_lock lock(m_mutex, std::defer_lock);
+        if (!lock.try_lock()) {
+            if (m_inbox.push(new Pending {nullptr, ref.index, ref.key})
+                && m_waiters.load(std::memory_order_seq_cst) > 0)
+                m_wait.notifyOne();
+            return;
+        }
+        bool wake = applyInboxLocked(applied);
+        wake |= addLocked(ref.index, ref.key);
+        unlockAndWake(lock, wake);
+    }
+    std::optional<FloorKey> get()
+    {
+        Applied applied;
+        std::unique_lock lock(m_mutex);
+        for (;;) {
+            applyInboxLocked(applied);
+            if (!m_queue.empty() || m_shutDown)
+                break;
+            m_wait.waitUnless(lock, m_waiters, [this] { return !m_inbox.empty(); });
+        }
+        if (m_queue.empty())
+            return std::nullopt;
+        const int key = popToProcessing(m_queue, m_dirty, m_processing);
+        std::optional<FloorKey> item(FloorKey {key, m_held[size_t(key)]});
+        unlockAndWake(lock, !m_queue.empty());
+        return item;
+    }
+    void done(const FloorKey &item)
+    {
+        readEveryCharacter(item.key);
+        Applied applied;
+        QString released; // destroyed after unlocking
+        std::unique_lock lock(m_mutex);
+        bool wake = applyInboxLocked(applied);
+        m_processing[size_t(item.index)] = false;
+        if (m_dirty[size_t(item.index)]) {
+            m_queue.push_back(item.index);
+            wake = true;
+        } else {
+            released = std::move(m_held[size_t(item.index)]);
+        }
+        unlockAndWake(lock, wake);
+    }
+    void shutDown()
+    {
+        {
+            Applied applied;
+            std::lock_guard lock(m_mutex);
+            applyInboxLocked(applied);
+            m_shutDown = true;
+        }
+        m_wait.notifyAll();
+    }
+
+private:
+    struct Pending
+    {
+        Pending *next;
+        int index;
+        QString key;
+    };
+
+    // What a lookup by content costs at least: reading each character once. A plain sum, so
+    // that no hash function (Queue's is Qt's qHash) is cheaper.
+    static void readEveryCharacter(const QString &key)
+    {
+        unsigned sum = 0;
+        for (const QChar c : key)
+            sum += c.unicode();
+        benchmark::DoNotOptimize(sum);
+    }
+    using Applied = qcm::detail::InboxNodes<Pending>;
+
+    template<typename K>
+    bool addLocked(int key, K &&held)
+    {
+        if (m_shutDown || m_dirty[size_t(key)])
+            return false;
+        m_dirty[size_t(key)] = true;
+        if (m_processing[size_t(key)])
+            return false; // held already
+        m_held[size_t(key)] = std::forward<K>(held);
+        m_queue.push_back(key);
+        return true;
+    }
+    bool applyInboxLocked(Applied &applied)
+    {
+        Pending *last = nullptr;
+        Pending *first = m_inbox.takeAll(&last);
+        if (!first)
+            return false;
+        applied.adopt(first, last);
+        bool queued = false;
+        for (Pending *p = first; p; p = p->next)
+            queued |= addLocked(p->index, std::move(p->key));
+        return queued;
+    }
+    void unlockAndWake(std::unique_lock<qcm::detail::Mutex> &lock, bool queued)
+    {
+        const bool wake = queued && m_waiters.load(std::memory_order_relaxed) > 0;
+        lock.unlock();
+        if (wake)
+            m_wait.notifyOne();
+    }
+
+    alignas(64) qcm::detail::Mutex m_mutex;
+    alignas(64) qcm::detail::WaitQueue m_wait;
+    alignas(64) std::deque<int> m_queue;
+    std::vector<bool> m_dirty;
+    std::vector<bool> m_processing;
+    std::vector<QString> m_held;
+    bool m_shutDown = false;
+    qcm::detail::Inbox<Pending> m_inbox;
+    alignas(64) std::atomic<int> m_waiters {0};
 };
 
 QStringList makeKeys(int n, const char *format)
@@ -337,6 +488,18 @@ void BM_ParallelQueueStringFloor(benchmark::State &state)
     }
 }
 BENCHMARK(BM_ParallelQueueStringFloor)->UseRealTime();
+
+void BM_ParallelQueueInboxFloor(benchmark::State &state)
+{
+    constexpr int Keys = 10000;
+    const QStringList keys = makeKeys(Keys, "namespace/object-%1");
+    const auto sequences = parallelSequences(Keys);
+    for (auto _ : state) {
+        InboxFloorQueue q(Keys);
+        runParallel(q, sequences, [&keys](int k) { return FloorKeyRef {k, keys[k]}; });
+    }
+}
+BENCHMARK(BM_ParallelQueueInboxFloor)->UseRealTime();
 
 void BM_CacheLineRoundTrip(benchmark::State &state)
 {
