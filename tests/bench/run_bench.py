@@ -376,6 +376,12 @@ def far_round_trips(pair):
     return sum(rt >= NEAR_ROUND_TRIP_NS for rt in measured), len(measured)
 
 
+def reachable(pair):
+    """client-go / the pair's inbox floor: the highest ratio the floor leaves; None without
+    either side."""
+    return pair.go / pair.inbox_floor if pair.go and pair.inbox_floor else None
+
+
 def bounded_by_inbox_floor(pair, target):
     """Whether the pair's inbox floor, run in slices between client-go's, leaves client-go
     less than `target` over it: no queue with qcm's synchronisation (a lock that adds do not
@@ -383,7 +389,7 @@ def bounded_by_inbox_floor(pair, target):
     in add and done, as any lookup by content must, could have met the target in that pair.
     (The string floor, one lock in every call, was beaten by qcm in far pairs: RESULTS.md, run
     13; the inbox floor has its synchronisation.)"""
-    return bool(pair.go and pair.inbox_floor and pair.go / pair.inbox_floor < target)
+    return reachable(pair) is not None and reachable(pair) < target
 
 
 def pair_verdict(pair, target):
@@ -410,7 +416,7 @@ def print_pairs(pairs, markdown, target, seconds):
         rows.append((f"run {i}", f"{min(measured):.0f}-{max(measured):.0f}" if measured else None,
                      f"{far} of {count}", ms[0], ms[1],
                      pair.go / pair.qcm if pair.qcm and pair.go else None, ms[2],
-                     pair.go / pair.inbox_floor if pair.go and pair.inbox_floor else None,
+                     reachable(pair),
                      ms[3], ms[4], ms[5], ms[6], pair_verdict(pair, target)))
     print_table([("(b) pair", 8, None), ("rt ns", 9, None), ("far rt", 7, None),
                  ("qcm ms", 7, "{:.2f}"), ("client-go ms", 12, "{:.2f}"), ("ratio", 6, "{:.2f}x"),
@@ -421,8 +427,8 @@ def print_pairs(pairs, markdown, target, seconds):
     bounded = [pair for pair in pairs if pair.qcm and bounded_by_inbox_floor(pair, target)]
     if bounded:
         print(f"pairs whose inbox floor bounds the ratio below {target}x: {len(bounded)} of "
-              f"{len(pairs)}, reachable {min(p.go / p.inbox_floor for p in bounded):.2f}-"
-              f"{max(p.go / p.inbox_floor for p in bounded):.2f}x; qcm there "
+              f"{len(pairs)}, reachable {min(map(reachable, bounded)):.2f}-"
+              f"{max(map(reachable, bounded)):.2f}x; qcm there "
               f"{min(p.go / p.qcm for p in bounded):.2f}-{max(p.go / p.qcm for p in bounded):.2f}x "
               f"client-go, {min(p.qcm / p.inbox_floor for p in bounded):.2f}-"
               f"{max(p.qcm / p.inbox_floor for p in bounded):.2f}x its inbox floor")
@@ -489,19 +495,17 @@ def run_workqueue(args, repetitions):
         print(f"(b) floor, the same semantics and lock with integer keys: {f:,.0f} ns; qcm is "
               f"{q / f:.2f}x it, client-go {g / f:.2f}x: a one-lock queue could reach "
               f"{g / f:.2f}x client-go here")
-        string_floor = qcm.get("BM_ParallelQueueStringFloor/real_time")
-        if string_floor:
-            sf = statistics.median(string_floor)
-            print(f"(b) string floor, the same with QString keys held and handed out: {sf:,.0f} "
-                  f"ns; qcm is {q / sf:.2f}x it: a one-lock queue of QString keys could reach "
-                  f"{g / sf:.2f}x client-go here")
-        inbox_floor = qcm.get("BM_ParallelQueueInboxFloor/real_time")
-        if inbox_floor:
-            f = statistics.median(inbox_floor)
-            print(f"(b) inbox floor, the string floor with qcm's synchronisation and each key's "
-                  f"characters read in add and done: {f:,.0f} ns; qcm is {q / f:.2f}x it: a "
-                  f"queue that finds QString keys by content could reach {g / f:.2f}x client-go "
-                  "here")
+        for name, what, bound in (
+                ("StringFloor", "string floor, the same with QString keys held and handed out",
+                 "a one-lock queue of QString keys"),
+                ("InboxFloor", "inbox floor, the string floor with qcm's synchronisation and "
+                 "each key's characters read in add and done",
+                 "a queue that finds QString keys by content")):
+            times = qcm.get(f"BM_ParallelQueue{name}/real_time")
+            if times:
+                t = statistics.median(times)
+                print(f"(b) {what}: {t:,.0f} ns; qcm is {q / t:.2f}x it: {bound} could reach "
+                      f"{g / t:.2f}x client-go here")
     elif "(b) 2 producers x 2 consumers, 10k keys" not in missing:
         missing.append("(b) floor")
     print()
