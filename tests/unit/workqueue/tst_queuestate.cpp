@@ -10,6 +10,7 @@
 #include <deque>
 #include <map>
 #include <random>
+#include <stdexcept>
 
 using qcm::workqueue::detail::QueueState;
 
@@ -27,6 +28,38 @@ size_t qHash(const Colliding &key, size_t seed)
     return size_t(key.value % 3) * 7 + 5; // three hashes for every key
 }
 
+// Counts its live instances; its copies throw when told to, as a std::string's may when
+// memory runs out.
+struct Fragile
+{
+    static inline int live = 0;
+    static inline bool failCopies = false;
+    int value = 0;
+
+    Fragile() { ++live; }
+    explicit Fragile(int v) : value(v) { ++live; }
+    Fragile(const Fragile &other) : value(other.value)
+    {
+        if (failCopies)
+            throw std::runtime_error("copy failed");
+        ++live;
+    }
+    Fragile &operator=(const Fragile &other)
+    {
+        if (failCopies)
+            throw std::runtime_error("copy failed");
+        value = other.value;
+        return *this;
+    }
+    ~Fragile() { --live; }
+    bool operator==(const Fragile &other) const { return value == other.value; }
+};
+
+size_t qHash(const Fragile &key, size_t seed)
+{
+    return size_t(key.value) * 31 ^ seed;
+}
+
 } // namespace
 
 class tst_QueueState : public QObject
@@ -40,6 +73,7 @@ private slots:
     void erasedItemIsHandedBack();
     void storedHashFindsTheEntry();
     void entriesStayPutAsTheTableGrows();
+    void throwingCopyLeavesTheTableAsItWas();
 };
 
 void tst_QueueState::againstModel_data()
@@ -161,6 +195,38 @@ void tst_QueueState::entriesStayPutAsTheTableGrows()
     QCOMPARE(entry.item, first);
     QCOMPARE(state.find(first, qHash(first, QHashSeed::globalSeed())), e);
     QCOMPARE(state.size(), size_t(5001));
+}
+
+// An item whose copy throws is not inserted, and the table stays whole: the entry the insert
+// took (a new one, then an erased one) is free again, and no item is destroyed twice.
+void tst_QueueState::throwingCopyLeavesTheTableAsItWas()
+{
+    {
+        QueueState<Fragile> state;
+        const Fragile a(1), b(2), c(3);
+        const auto hashOf = [](const Fragile &f) { return QueueState<Fragile>::hashOf(f); };
+        const int ea = state.findOrInsert(a, hashOf(a));
+
+        Fragile::failCopies = true;
+        QVERIFY_THROWS_EXCEPTION(std::runtime_error, state.findOrInsert(b, hashOf(b)));
+        Fragile::failCopies = false;
+        QCOMPARE(state.size(), size_t(1));
+        QCOMPARE(state.find(b, hashOf(b)), -1);
+        QCOMPARE(state.find(a, hashOf(a)), ea);
+        const int eb = state.findOrInsert(b, hashOf(b));
+        QCOMPARE(state.entry(eb).item.value, 2);
+
+        QCOMPARE(state.erase(ea).value, 1);
+        Fragile::failCopies = true;
+        QVERIFY_THROWS_EXCEPTION(std::runtime_error, state.findOrInsert(c, hashOf(c)));
+        Fragile::failCopies = false;
+        QCOMPARE(state.size(), size_t(1));
+        QCOMPARE(state.find(c, hashOf(c)), -1);
+        QCOMPARE(state.findOrInsert(c, hashOf(c)), ea); // the erased entry, still free
+        QCOMPARE(state.entry(ea).item.value, 3);
+        QCOMPARE(state.find(b, hashOf(b)), eb);
+    }
+    QCOMPARE(Fragile::live, 0);
 }
 
 QTEST_GUILESS_MAIN(tst_QueueState)

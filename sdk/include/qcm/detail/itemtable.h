@@ -13,6 +13,9 @@
 // pool grows in chunks without moving the entries it has (a vector's reallocation under the
 // owner's lock cost about a fifth of queue case (b): RESULTS.md, run 13).
 //
+// Exception safety: an insert whose copy or move of the item throws leaves the table as it
+// was (the exception propagates).
+//
 // Thread safety: none of its own; the owner serialises every call.
 #pragma once
 
@@ -22,6 +25,7 @@
 
 #include <atomic>
 #include <new>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -86,22 +90,36 @@ public:
                 return slot.entry;
             }
         }
-        int e;
-        if (!m_free.empty()) {
-            e = m_free.back();
-            m_free.pop_back();
-        } else {
-            e = int(m_entries.size());
-            m_entries.grow();
-        }
+        const bool reused = !m_free.empty();
+        const int e = reused ? m_free.back() : int(m_entries.size());
+        if (!reused)
+            m_entries.grow(); // on a throw (out of memory) nothing has changed
         Entry &entry = m_entries[size_t(e)];
-        // An erased or new entry holds a default T: construct over it (an inline copy for
-        // QString, where assignment is an out-of-line call).
-        entry.item.~T();
-        new (&entry.item) T(std::forward<U>(item));
+        // An erased or new entry holds a default T. Where T's construction cannot throw,
+        // construct over it (an inline copy for QString, where assignment is an out-of-line
+        // call); otherwise assign, so that a throwing copy leaves the entry a valid T, free
+        // for reuse, and the table as it was.
+        constexpr bool itemCannotThrow = std::is_nothrow_constructible_v<T, U &&>;
+        constexpr bool valueCannotThrow
+            = std::is_nothrow_default_constructible_v<V> && std::is_nothrow_move_assignable_v<V>;
+        if constexpr (itemCannotThrow && valueCannotThrow) {
+            entry.item.~T();
+            new (&entry.item) T(std::forward<U>(item));
+            entry.value = V {};
+        } else {
+            try {
+                entry.item = std::forward<U>(item);
+                entry.value = V {};
+            } catch (...) {
+                if (!reused)
+                    m_free.push_back(e);
+                throw;
+            }
+        }
+        if (reused)
+            m_free.pop_back();
         entry.hash = quint32(hash);
         entry.live = true;
-        entry.value = V {};
         m_slots[i] = Slot {e, fragment};
         ++m_used;
         if (created)
