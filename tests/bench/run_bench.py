@@ -22,8 +22,8 @@ Both sides run every case --repetitions times; the table shows the medians. Work
 (b) runs in pairs, qcm's run i and client-go's run i, each cut into short slices interleaved
 with the other's and with the inbox floor's, between measurements of the cache-line round
 trip between two CPUs (on a VM it moves with the host's placement of the vCPUs, and (b) with
-it): a second table shows every pair. With --qcm-bench, the DeltaFifo table is followed by
-the round trip before, between and after its two sides' runs. ratio is
+it): a second table shows every pair. DeltaFifo case (c) runs the same way, in pairs of
+qcm's and client-go's slices (deltafifobench.py; the round trips need --qcm-bench). ratio is
 client-go ns/op divided by qcm ns/op: 2.0 means qcm does the same work in half the time.
 --quick runs each side once with short times, to check that the runner and every case work;
 its figures are not for the record. Exits non-zero if a case is missing on either side (not
@@ -33,7 +33,6 @@ import argparse
 import collections
 import json
 import os
-import pathlib
 import re
 import statistics
 import subprocess
@@ -41,8 +40,9 @@ import sys
 import tempfile
 
 import informerbench
-
-HERE = pathlib.Path(__file__).resolve().parent
+from benchruns import (HERE, NEAR_ROUND_TRIP_NS, Slicer, go_bench, print_table,
+                       round_trip_columns, run_qcm, slice_seconds)
+from deltafifobench import run_deltafifo
 
 # case, qcm benchmark, Go benchmark, how to read ns/op, target ratio, whether the target must
 # hold in every run (issue 15: (b) in every one of 5 runs) rather than for the medians
@@ -56,43 +56,6 @@ CASES = [
      2.0, False),
 ]
 DELAYING_ITEMS = 200000
-
-
-def run_qcm(binary, repetitions, quick, benchmark_filter=None, min_time=None):
-    """ns per iteration by benchmark name; min_time (seconds) overrides the benchmark's own
-    (--quick: 0.05)."""
-    args = [binary, "--benchmark_format=json", f"--benchmark_repetitions={repetitions}",
-            "--benchmark_report_aggregates_only=false"]
-    if benchmark_filter:
-        args.append(f"--benchmark_filter={benchmark_filter}")
-    if min_time or quick:
-        args.append(f"--benchmark_min_time={min_time or 0.05}")
-    out = subprocess.run(args, check=True, capture_output=True, text=True).stdout
-    times = {}
-    for b in json.loads(out)["benchmarks"]:
-        if b.get("run_type") != "iteration":
-            continue
-        scale = {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}[b["time_unit"]]
-        times.setdefault(b["run_name"], []).append(b["real_time"] * scale)
-    return times
-
-
-def print_table(columns, rows, markdown):
-    """columns: (title, width, format) for each column; the first is left-aligned text.
-    A value of None prints as "-"."""
-    def cell(fmt, v):
-        return "-" if v is None else fmt.format(v) if fmt else str(v)
-    if markdown:
-        print("| " + " | ".join(title for title, _, _ in columns) + " |")
-        print("|---|" + "".join("---:|" if fmt else "---|" for _, _, fmt in columns[1:]))
-        for row in rows:
-            print("| " + " | ".join(cell(fmt, v) for (_, _, fmt), v in zip(columns, row)) + " |")
-        return
-    print(" ".join(f"{title:{width}}" if i == 0 else f"{title:>{width}}"
-                   for i, (title, width, _) in enumerate(columns)))
-    for row in rows:
-        print(" ".join(f"{v:{width}}" if i == 0 else f"{cell(fmt, v):>{width}}"
-                       for i, ((_, width, fmt), v) in enumerate(zip(columns, row))))
 
 
 DECODE_CASES = [
@@ -157,96 +120,6 @@ def run_decode(qcm_binary, go, repetitions, quick, markdown):
     return missing
 
 
-DELTAFIFO_CASES = [
-    # case, qcm benchmark, client-go typed, client-go unstructured, items per iteration, target
-    ("(a) add 1000, pop 1000", "BM_DeltaFifoAddPop", "BenchmarkDeltaFIFOAddPop",
-     "BenchmarkDeltaFIFOAddPopUnstructured", 1000, 2.0),
-    ("(b) add + 3 updates per key, pop 1000", "BM_DeltaFifoUpdatesPop",
-     "BenchmarkDeltaFIFOUpdatesPop", "BenchmarkDeltaFIFOUpdatesPopUnstructured", 4000, 2.0),
-    ("(c) producer + consumer threads, 10k", "BM_DeltaFifoProducerConsumer/real_time",
-     "BenchmarkDeltaFIFOProducerConsumer", "BenchmarkDeltaFIFOProducerConsumerUnstructured",
-     10000, 2.0),
-]
-
-
-def round_trip(qcm_bench):
-    """The cache-line round trip between the first two CPUs in ns (BM_CacheLineRoundTrip of
-    the work-queue benchmark binary); None without that binary, or on a single CPU, where the
-    benchmark skips itself."""
-    if not qcm_bench:
-        return None
-    t = run_qcm(qcm_bench, 1, False, "BM_CacheLineRoundTrip")
-    v = t.get("BM_CacheLineRoundTrip/iterations:5/manual_time")
-    return statistics.median(v) if v else None
-
-
-def run_deltafifo(qcm_binary, go, repetitions, quick, markdown, qcm_bench=None):
-    # Round trips before qcm's runs, between them and client-go's, and after: whether either
-    # side's runs met the far placement of the two vCPUs (RESULTS.md, run 8).
-    round_trips = [round_trip(qcm_bench)]
-    qcm = run_qcm(qcm_binary, repetitions, quick)
-    round_trips.append(round_trip(qcm_bench))
-    gotimes = go_bench(go, "DeltaFIFO", "100ms" if quick else "1s", repetitions)
-    round_trips.append(round_trip(qcm_bench))
-    rows, missing = [], []
-    for name, q_name, typed, unstructured, items, target in DELTAFIFO_CASES:
-        if q_name not in qcm or typed not in gotimes or unstructured not in gotimes:
-            missing.append(name)
-            continue
-        q = statistics.median(qcm[q_name]) / items
-        t = statistics.median(gotimes[typed]) / items
-        u = statistics.median(gotimes[unstructured]) / items
-        rows.append((name, q, t, u, t / q, u / q, target, "yes" if t / q >= target else "NO"))
-    print_table([("DeltaFifo", 38, None), ("qcm ns/item", 11, "{:,.1f}"),
-                 ("client-go typed ns/item", 23, "{:,.1f}"),
-                 ("client-go unstructured ns/item", 30, "{:,.1f}"), ("ratio to typed", 14, "{:.2f}x"),
-                 ("ratio to unstructured", 21, "{:.2f}x"), ("target", 6, "{:.1f}x"), ("met", 3, None)],
-                rows, markdown)
-    print(f"(medians of {repetitions} run(s); ns per item (a delta); ratio = client-go / qcm"
-          f"{'; --quick: not for the record' if quick else ''})")
-    if None not in round_trips:
-        before, between, after = (f"{rt:.0f}" for rt in round_trips)
-        print(f"cache-line round trip between the first two CPUs: {before} ns before qcm's runs, "
-              f"{between} between qcm's and client-go's, {after} after client-go's (over "
-              f"{NEAR_ROUND_TRIP_NS} ns: the far placement of the two vCPUs)")
-    # (c)'s lower bound: its threads and bookkeeping with integer keys (bench_deltafifo.cpp).
-    floor = qcm.get("BM_DeltaFifoProducerConsumerFloor/real_time")
-    c_qcm = qcm.get("BM_DeltaFifoProducerConsumer/real_time")
-    c_go = gotimes.get("BenchmarkDeltaFIFOProducerConsumer")
-    if floor and c_qcm and c_go:
-        f, q, g = (statistics.median(v) / 10000 for v in (floor, c_qcm, c_go))
-        print(f"(c) floor, the same threads and bookkeeping with integer keys: {f:,.1f} ns/item; "
-              f"qcm is {q / f:.2f}x it, client-go typed {g / f:.2f}x: a FIFO of this shape could "
-              f"reach {g / f:.2f}x client-go here")
-        object_floor = qcm.get("BM_DeltaFifoProducerConsumerObjectFloor/real_time")
-        if object_floor:
-            o = statistics.median(object_floor) / 10000
-            print(f"(c) object floor, the same with each add copying its qcm Object: {o:,.1f} "
-                  f"ns/item; qcm is {q / o:.2f}x it: a FIFO that keeps a reference to what it is "
-                  f"given could reach {g / o:.2f}x client-go here")
-    elif "(c) producer + consumer threads, 10k" not in missing:
-        missing.append("(c) floor")
-    return missing
-
-
-def go_bench(go, pattern, benchtime, repetitions):
-    env = dict(os.environ, GOTOOLCHAIN="local", GOFLAGS="-mod=mod")
-    out = subprocess.run([go, "test", "-run", "^$", "-bench", pattern, "-benchtime", benchtime,
-                          "-count", str(repetitions), "."], cwd=HERE / "go", env=env, check=True,
-                         capture_output=True, text=True).stdout
-    return go_times_of(out)
-
-
-def go_times_of(out):
-    """ns/op by benchmark name (without the -N suffix) from `go test -bench` output."""
-    times = {}
-    for line in out.splitlines():
-        m = re.match(r"^(Benchmark\S+?)(?:-\d+)?\s+\d+\s+([\d.]+) ns/op", line)
-        if m:
-            times.setdefault(m.group(1), []).append(float(m.group(2)))
-    return times
-
-
 def run_go(go, repetitions, quick):
     runs = [("^BenchmarkQueue$|AddRateLimited", "100ms" if quick else "1s"),
             ("DelayingQueue_AddAfter", f"{DELAYING_ITEMS}x")]
@@ -301,25 +174,6 @@ def main():
     return 0
 
 
-# (b)'s pairs are run in slices: each side's run of a pair is SLICES short runs, interleaved
-# with the other side's, so that both sides of a pair meet the same placements of the two
-# vCPUs (on the record VM the placement flips in spells of one or two seconds, shorter than a
-# pair: RESULTS.md, runs 8 and 12).
-SLICES = 8
-# Seconds per slice. Go's (b) ran about 9 % slower in 0.125 s runs than in 1 s ones (qcm's
-# about 3 %), which favoured qcm; at 0.25 s neither side was slower than in 1 s runs
-# (RESULTS.md, run 13).
-SLICE_SECONDS = 0.25
-
-
-def slice_seconds(quick):
-    return 0.05 if quick else SLICE_SECONDS
-
-
-# On the record machine the round trip is 70-180 ns when the host places the two vCPUs near
-# (sharing a cache) and 280-530 ns when far (RESULTS.md, runs 8, 12 and 15); the line between
-# them lies in the gap (it was 150 ns until run 15, which counted some near rounds as far).
-NEAR_ROUND_TRIP_NS = 250
 # The target proposed for a (b) pair that its inbox floor bounds below (b)'s target: where no
 # queue with qcm's synchronisation that holds, hands out and reads QString keys reaches 1.5x
 # client-go (the far placement: RESULTS.md, run 14), qcm must not be slower than client-go.
@@ -341,33 +195,12 @@ def run_parallel_pairs(args, repetitions):
     floor (what bounds the pair) meet the same mix of placements. Returns qcm's and client-go's
     times by benchmark name (one per pair) and the pairs."""
     qcm, go_times, pairs = {}, {}, []
-    slices = 2 if args.quick else SLICES
-    seconds = slice_seconds(args.quick)
-    env = dict(os.environ, GOTOOLCHAIN="local", GOFLAGS="-mod=mod")
-    with tempfile.TemporaryDirectory() as tmp:
-        gobench = os.path.join(tmp, "gobench")
-        subprocess.run([args.go, "test", "-c", "-o", gobench, "."], cwd=HERE / "go", env=env,
-                       check=True, capture_output=True)
-
-        def qcm_slice(name):
-            t = run_qcm(args.qcm_bench, 1, False, f"^{name}/", min_time=seconds)
-            return t.get(f"{name}/real_time", [None])[0]
-
-        def go_slice():
-            out = subprocess.run([gobench, "-test.run", "^$", "-test.bench",
-                                  "^BenchmarkParallelQueue$", "-test.benchtime",
-                                  f"{seconds * 1000:.0f}ms"], cwd=HERE / "go", check=True,
-                                 capture_output=True, text=True).stdout
-            return go_times_of(out).get("BenchmarkParallelQueue", [None])[0]
+    with Slicer(args.go, args.qcm_bench, args.quick) as slicer:
+        sides = [slicer.qcm(args.qcm_bench, "BM_ParallelQueue"),
+                 slicer.client_go("BenchmarkParallelQueue"),
+                 slicer.qcm(args.qcm_bench, "BM_ParallelQueueInboxFloor")]
         for _ in range(repetitions):
-            round_trips, times = [], []
-            for _ in range(slices):
-                round_trips.append(round_trip(args.qcm_bench))
-                times.append((qcm_slice("BM_ParallelQueue"), go_slice(),
-                              qcm_slice("BM_ParallelQueueInboxFloor")))
-            round_trips.append(round_trip(args.qcm_bench))
-            q, g, inbox = (None if None in column else statistics.median(column)
-                           for column in zip(*times))
+            round_trips, (q, g, inbox) = slicer.interleave(sides)
             others = run_qcm(args.qcm_bench, 1, args.quick,
                              "^BM_ParallelQueue(Int|Raw|StringFloor|Floor)/")
             pair = Pair(round_trips, q, g, inbox,
@@ -383,16 +216,6 @@ def run_parallel_pairs(args, repetitions):
             if g is not None:
                 go_times.setdefault("BenchmarkParallelQueue", []).append(g)
     return qcm, go_times, pairs
-
-
-def measured_round_trips(pair):
-    return [rt for rt in pair.round_trips if rt is not None]
-
-
-def far_round_trips(pair):
-    """How many of the pair's round trips were far, and how many were measured."""
-    measured = measured_round_trips(pair)
-    return sum(rt >= NEAR_ROUND_TRIP_NS for rt in measured), len(measured)
 
 
 def reachable(pair):
@@ -427,13 +250,10 @@ def pair_verdict(pair, target):
 def print_pairs(pairs, markdown, target, seconds):
     rows = []
     for i, pair in enumerate(pairs, 1):
-        measured = measured_round_trips(pair)
-        far, count = far_round_trips(pair)
         ms = [None if v is None else v / 1e6 for v in
               (pair.qcm, pair.go, pair.inbox_floor, pair.q_int, pair.q_raw, pair.string_floor,
                pair.floor)]
-        rows.append((f"run {i}", f"{min(measured):.0f}-{max(measured):.0f}" if measured else None,
-                     f"{far} of {count}", ms[0], ms[1],
+        rows.append((f"run {i}", *round_trip_columns(pair.round_trips), ms[0], ms[1],
                      pair.go / pair.qcm if pair.qcm and pair.go else None, ms[2],
                      reachable(pair),
                      ms[3], ms[4], ms[5], ms[6], pair_verdict(pair, target)))
@@ -451,7 +271,7 @@ def print_pairs(pairs, markdown, target, seconds):
               f"{min(p.go / p.qcm for p in bounded):.2f}-{max(p.go / p.qcm for p in bounded):.2f}x "
               f"client-go, {min(p.qcm / p.inbox_floor for p in bounded):.2f}-"
               f"{max(p.qcm / p.inbox_floor for p in bounded):.2f}x its inbox floor")
-    slices = len(pairs[0].round_trips) - 1 if pairs else SLICES
+    slices = len(pairs[0].round_trips) - 1 if pairs else 0
     print(f"(each pair: {slices} slices of the cache-line round trip between the first two CPUs "
           f"(rt), a {seconds} s run of qcm's (b), one of client-go's and one of the inbox floor "
           "(qcm's synchronisation, QString keys held, handed out and read once in each add and "

@@ -7,6 +7,7 @@ import sys
 import unittest
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import benchruns  # noqa: E402
 import run_bench  # noqa: E402
 
 NEAR, FAR = 100, 400
@@ -50,8 +51,10 @@ class PairVerdict(unittest.TestCase):
         self.assertEqual(self.verdict(None, 7.5, 6.0, (FAR,) * 9), "NO")
 
     def test_far_round_trips_counts_the_measured_ones(self):
-        self.assertEqual(run_bench.far_round_trips(pair(4.0, 6.0, 2.5, (NEAR, FAR, None, FAR))),
-                         (2, 3))
+        self.assertEqual(benchruns.far_round_trips([NEAR, FAR, None, FAR]), (2, 3))
+        self.assertEqual(benchruns.round_trip_columns([NEAR, FAR, None, FAR]),
+                         (f"{NEAR}-{FAR}", "2 of 3"))
+        self.assertEqual(benchruns.round_trip_columns([None, None]), (None, "0 of 0"))
 
 
 if __name__ == "__main__":

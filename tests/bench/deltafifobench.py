@@ -1,0 +1,103 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The DeltaFifo benchmarks of run_bench.py (--qcm-deltafifo): qcm's DeltaFifo against
+client-go's DeltaFIFO (bench_deltafifo.cpp, go/deltafifo_test.go). Cases (a) and (b) are
+single-threaded and run as whole runs; (c), a producer and a consumer thread, runs in pairs of
+interleaved slices like the queue's (b), so that both sides meet the same placements of the
+two vCPUs (a whole qcm run in a far spell against a whole client-go run in a near one made
+(c) miss in RESULTS.md run 15)."""
+import collections
+import statistics
+
+from benchruns import (Slicer, go_bench, print_table, round_trip_columns, run_qcm,
+                       slice_seconds)
+
+DELTAFIFO_CASES = [
+    # case, qcm benchmark, client-go typed, client-go unstructured, items per iteration, target
+    ("(a) add 1000, pop 1000", "BM_DeltaFifoAddPop", "BenchmarkDeltaFIFOAddPop",
+     "BenchmarkDeltaFIFOAddPopUnstructured", 1000, 2.0),
+    ("(b) add + 3 updates per key, pop 1000", "BM_DeltaFifoUpdatesPop",
+     "BenchmarkDeltaFIFOUpdatesPop", "BenchmarkDeltaFIFOUpdatesPopUnstructured", 4000, 2.0),
+    ("(c) producer + consumer threads, 10k", "BM_DeltaFifoProducerConsumer/real_time",
+     "BenchmarkDeltaFIFOProducerConsumer", "BenchmarkDeltaFIFOProducerConsumerUnstructured",
+     10000, 2.0),
+]
+C_ITEMS = 10000
+
+# One (c) pair: the round trips before each slice and after the last, and the medians of
+# qcm's and client-go's (typed) slices, ns per iteration.
+CPair = collections.namedtuple("CPair", "round_trips qcm go")
+
+
+def run_c_pairs(qcm_binary, go, qcm_bench, repetitions, quick):
+    """(c) in `repetitions` pairs of interleaved slices of qcm's and client-go's (typed)."""
+    pairs = []
+    with Slicer(go, qcm_bench, quick) as slicer:
+        sides = [slicer.qcm(qcm_binary, "BM_DeltaFifoProducerConsumer"),
+                 slicer.client_go("BenchmarkDeltaFIFOProducerConsumer")]
+        for _ in range(repetitions):
+            round_trips, (q, g) = slicer.interleave(sides)
+            pairs.append(CPair(round_trips, q, g))
+    return pairs
+
+
+def print_c_pairs(pairs, markdown, quick):
+    rows = []
+    for i, pair in enumerate(pairs, 1):
+        q, g = (None if v is None else v / C_ITEMS for v in (pair.qcm, pair.go))
+        rows.append((f"run {i}", *round_trip_columns(pair.round_trips), q, g,
+                     g / q if q and g else None))
+    print_table([("(c) pair", 8, None), ("rt ns", 9, None), ("far rt", 7, None),
+                 ("qcm ns/item", 11, "{:,.1f}"), ("client-go typed ns/item", 23, "{:,.1f}"),
+                 ("ratio", 6, "{:.2f}x")], rows, markdown)
+    slices = len(pairs[0].round_trips) - 1 if pairs else 0
+    print(f"(each pair: {slices} slices of the cache-line round trip (rt), a "
+          f"{slice_seconds(quick)} s run of qcm's (c) and one of client-go's typed (c); each "
+          "side's time is the median of its slices; the table's (c) row shows the medians of "
+          "the pairs)")
+
+
+def run_deltafifo(qcm_binary, go, repetitions, quick, markdown, qcm_bench=None):
+    qcm = run_qcm(qcm_binary, repetitions, quick, "-BM_DeltaFifoProducerConsumer/")
+    gotimes = go_bench(go, "DeltaFIFO", "100ms" if quick else "1s", repetitions)
+    pairs = run_c_pairs(qcm_binary, go, qcm_bench, repetitions, quick)
+    rows, missing = [], []
+    if any(v is None for pair in pairs for v in pair[1:]):
+        missing.append("(c) pairs")
+    else:
+        qcm["BM_DeltaFifoProducerConsumer/real_time"] = [pair.qcm for pair in pairs]
+        gotimes["BenchmarkDeltaFIFOProducerConsumer"] = [pair.go for pair in pairs]
+    for name, q_name, typed, unstructured, items, target in DELTAFIFO_CASES:
+        if q_name not in qcm or typed not in gotimes or unstructured not in gotimes:
+            missing.append(name)
+            continue
+        q = statistics.median(qcm[q_name]) / items
+        t = statistics.median(gotimes[typed]) / items
+        u = statistics.median(gotimes[unstructured]) / items
+        rows.append((name, q, t, u, t / q, u / q, target, "yes" if t / q >= target else "NO"))
+    print_table([("DeltaFifo", 38, None), ("qcm ns/item", 11, "{:,.1f}"),
+                 ("client-go typed ns/item", 23, "{:,.1f}"),
+                 ("client-go unstructured ns/item", 30, "{:,.1f}"), ("ratio to typed", 14, "{:.2f}x"),
+                 ("ratio to unstructured", 21, "{:.2f}x"), ("target", 6, "{:.1f}x"), ("met", 3, None)],
+                rows, markdown)
+    print(f"(medians of {repetitions} run(s), for (c) of its {repetitions} pairs; ns per item (a "
+          f"delta); ratio = client-go / qcm{'; --quick: not for the record' if quick else ''})")
+    # (c)'s lower bound: its threads and bookkeeping with integer keys (bench_deltafifo.cpp).
+    floor = qcm.get("BM_DeltaFifoProducerConsumerFloor/real_time")
+    c_qcm = qcm.get("BM_DeltaFifoProducerConsumer/real_time")
+    c_go = gotimes.get("BenchmarkDeltaFIFOProducerConsumer")
+    if floor and c_qcm and c_go:
+        f, q, g = (statistics.median(v) / C_ITEMS for v in (floor, c_qcm, c_go))
+        print(f"(c) floor, the same threads and bookkeeping with integer keys: {f:,.1f} ns/item; "
+              f"qcm is {q / f:.2f}x it, client-go typed {g / f:.2f}x: a FIFO of this shape could "
+              f"reach {g / f:.2f}x client-go here")
+        object_floor = qcm.get("BM_DeltaFifoProducerConsumerObjectFloor/real_time")
+        if object_floor:
+            o = statistics.median(object_floor) / C_ITEMS
+            print(f"(c) object floor, the same with each add copying its qcm Object: {o:,.1f} "
+                  f"ns/item; qcm is {q / o:.2f}x it: a FIFO that keeps a reference to what it is "
+                  f"given could reach {g / o:.2f}x client-go here")
+    elif "(c) producer + consumer threads, 10k" not in missing:
+        missing.append("(c) floor")
+    print()
+    print_c_pairs(pairs, markdown, quick)
+    return missing
