@@ -108,7 +108,7 @@ class Slicer:
     trips; without it they are None."""
 
     def __init__(self, go, qcm_bench, quick):
-        self.go, self.qcm_bench, self.quick = go, qcm_bench, quick
+        self.go, self.qcm_bench = go, qcm_bench
         self.seconds = slice_seconds(quick)
         self.slices = 2 if quick else SLICES
 

@@ -46,7 +46,8 @@ import sys
 import tempfile
 import time
 
-HERE = pathlib.Path(__file__).resolve().parent
+from benchruns import GO_ENV, HERE
+
 CLUSTER = HERE.parent / "e2e" / "cluster" / "cluster.py"
 
 # resource, objects (full run), objects (--quick)
@@ -120,9 +121,8 @@ class Cluster:
 
 def build_go(go, out_dir):
     binary = pathlib.Path(out_dir) / "informerbench"
-    env = dict(os.environ, GOTOOLCHAIN="local", GOFLAGS="-mod=mod")
-    subprocess.run([go, "build", "-o", str(binary), "./informerbench"], cwd=HERE / "go", env=env,
-                   check=True)
+    subprocess.run([go, "build", "-o", str(binary), "./informerbench"], cwd=HERE / "go",
+                   env=GO_ENV, check=True)
     return str(binary)
 
 

@@ -40,7 +40,7 @@ import sys
 import tempfile
 
 import informerbench
-from benchruns import (HERE, NEAR_ROUND_TRIP_NS, Slicer, go_bench, print_table,
+from benchruns import (GO_ENV, HERE, NEAR_ROUND_TRIP_NS, Slicer, go_bench, print_table,
                        round_trip_columns, run_qcm, slice_seconds)
 from deltafifobench import run_deltafifo
 
@@ -94,7 +94,7 @@ def run_decode(qcm_binary, go, repetitions, quick, markdown):
         for b in json.loads(out)["benchmarks"]:
             if b.get("run_type") == "iteration":
                 qcm.setdefault(b["run_name"], []).append(b["bytes_per_second"] / 1e6)
-        genv = dict(env, GOTOOLCHAIN="local", GOFLAGS="-mod=mod")
+        genv = dict(GO_ENV, QCM_BENCH_DATA=data)
         out = subprocess.run([go, "test", "-run", "^$", "-bench", "Decode", "-benchtime",
                               "3x" if quick else "2s", "-count", str(repetitions), "."],
                              cwd=HERE / "go", env=genv, check=True, capture_output=True,
