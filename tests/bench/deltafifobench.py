@@ -2,8 +2,8 @@
 """The DeltaFifo benchmarks of run_bench.py (--qcm-deltafifo): qcm's DeltaFifo against
 client-go's DeltaFIFO (bench_deltafifo.cpp, go/deltafifo_test.go). Cases (a) and (b) are
 single-threaded and run as whole runs; (c), a producer and a consumer thread, runs in pairs of
-interleaved slices like the queue's (b), so that both sides meet the same placements of the
-two vCPUs (a whole qcm run in a far spell against a whole client-go run in a near one made
+interleaved slices like the queue's (b), with its two floors, so that both sides and the
+floors meet the same placements of the two vCPUs (a whole qcm run in a far spell against a whole client-go run in a near one made
 (c) miss in RESULTS.md run 15)."""
 import collections
 import statistics
@@ -24,19 +24,22 @@ DELTAFIFO_CASES = [
 C_ITEMS = 10000
 
 # One (c) pair: the round trips before each slice and after the last, and the medians of
-# qcm's and client-go's (typed) slices, ns per iteration.
-CPair = collections.namedtuple("CPair", "round_trips qcm go")
+# the slices of qcm's (c), client-go's typed (c) and (c)'s two floors, ns per iteration.
+CPair = collections.namedtuple("CPair", "round_trips qcm go floor object_floor")
 
 
 def run_c_pairs(qcm_binary, go, qcm_bench, repetitions, quick):
-    """(c) in `repetitions` pairs of interleaved slices of qcm's and client-go's (typed)."""
+    """(c) in `repetitions` pairs of interleaved slices of qcm's, client-go's (typed) and the
+    floors', so that the floors bound the pair in the placements it met."""
     pairs = []
     with Slicer(go, qcm_bench, quick) as slicer:
         sides = [slicer.qcm(qcm_binary, "BM_DeltaFifoProducerConsumer"),
-                 slicer.client_go("BenchmarkDeltaFIFOProducerConsumer")]
+                 slicer.client_go("BenchmarkDeltaFIFOProducerConsumer"),
+                 slicer.qcm(qcm_binary, "BM_DeltaFifoProducerConsumerFloor"),
+                 slicer.qcm(qcm_binary, "BM_DeltaFifoProducerConsumerObjectFloor")]
         for _ in range(repetitions):
-            round_trips, (q, g) = slicer.interleave(sides)
-            pairs.append(CPair(round_trips, q, g))
+            round_trips, times = slicer.interleave(sides)
+            pairs.append(CPair(round_trips, *times))
     return pairs
 
 
@@ -51,14 +54,16 @@ def print_c_pairs(pairs, markdown, quick):
                  ("ratio", 6, "{:.2f}x")], rows, markdown)
     slices = len(pairs[0].round_trips) - 1 if pairs else 0
     print(f"(each pair: {slices} slices of the cache-line round trip (rt), a "
-          f"{slice_seconds(quick)} s run of qcm's (c) and one of client-go's typed (c); each "
-          "side's time is the median of its slices; the table's (c) row shows the medians of "
-          "the pairs)")
+          f"{slice_seconds(quick)} s run of qcm's (c), one of client-go's typed (c) and one of "
+          "each floor; each side's time is the median of its slices; the table's (c) row and "
+          "the floors' lines show the medians of the pairs)")
 
 
 def run_deltafifo(qcm_binary, go, repetitions, quick, markdown, qcm_bench=None):
-    qcm = run_qcm(qcm_binary, repetitions, quick, "-BM_DeltaFifoProducerConsumer/")
-    gotimes = go_bench(go, "DeltaFIFO", "100ms" if quick else "1s", repetitions)
+    # Whole runs for everything but (c) and its floors, which the pairs measure.
+    qcm = run_qcm(qcm_binary, repetitions, quick, "-BM_DeltaFifoProducerConsumer")
+    gotimes = go_bench(go, "DeltaFIFO(AddPop|UpdatesPop|ProducerConsumerUnstructured)",
+                       "100ms" if quick else "1s", repetitions)
     pairs = run_c_pairs(qcm_binary, go, qcm_bench, repetitions, quick)
     rows, missing = [], []
     if any(v is None for pair in pairs for v in pair[1:]):
@@ -66,6 +71,9 @@ def run_deltafifo(qcm_binary, go, repetitions, quick, markdown, qcm_bench=None):
     else:
         qcm["BM_DeltaFifoProducerConsumer/real_time"] = [pair.qcm for pair in pairs]
         gotimes["BenchmarkDeltaFIFOProducerConsumer"] = [pair.go for pair in pairs]
+        qcm["BM_DeltaFifoProducerConsumerFloor/real_time"] = [pair.floor for pair in pairs]
+        qcm["BM_DeltaFifoProducerConsumerObjectFloor/real_time"] = [
+            pair.object_floor for pair in pairs]
     for name, q_name, typed, unstructured, items, target in DELTAFIFO_CASES:
         if q_name not in qcm or typed not in gotimes or unstructured not in gotimes:
             missing.append(name)
