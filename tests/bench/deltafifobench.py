@@ -3,8 +3,8 @@
 client-go's DeltaFIFO (bench_deltafifo.cpp, go/deltafifo_test.go). Cases (a) and (b) are
 single-threaded and run as whole runs; (c), a producer and a consumer thread, runs in pairs of
 interleaved slices like the queue's (b), with its two floors, so that both sides and the
-floors meet the same placements of the two vCPUs (a whole qcm run in a far spell against a whole client-go run in a near one made
-(c) miss in RESULTS.md run 15)."""
+floors meet the same placements of the two vCPUs (a whole qcm run in a far spell against a
+whole client-go run in a near one made (c) miss in RESULTS.md run 15)."""
 import collections
 import statistics
 

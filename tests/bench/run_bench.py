@@ -23,7 +23,8 @@ Both sides run every case --repetitions times; the table shows the medians. Work
 with the other's and with the inbox floor's, between measurements of the cache-line round
 trip between two CPUs (on a VM it moves with the host's placement of the vCPUs, and (b) with
 it): a second table shows every pair. DeltaFifo case (c) runs the same way, in pairs of
-qcm's and client-go's slices (deltafifobench.py; the round trips need --qcm-bench). ratio is
+qcm's, client-go's and its two floors' slices (deltafifobench.py; the round trips need
+--qcm-bench). ratio is
 client-go ns/op divided by qcm ns/op: 2.0 means qcm does the same work in half the time.
 --quick runs each side once with short times, to check that the runner and every case work;
 its figures are not for the record. Exits non-zero if a case is missing on either side (not
