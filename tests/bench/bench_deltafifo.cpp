@@ -28,7 +28,9 @@
 //                                      wrote). client-go's deltas are pointers under a garbage
 //                                      collector; no FIFO that keeps its own reference to the
 //                                      objects it is given can beat this floor here.
-// One iteration is the whole batch; a fresh FIFO per iteration.
+// One iteration is the whole batch; a fresh FIFO per iteration. The contended cases count
+// their pops per iteration (counter `pops`; go/deltafifo_test.go reports pops/op): fewer
+// pops than deltas means the consumer fell behind and took several deltas per key at once.
 #include <qcm/cache/deltafifo.h>
 #include <qcm/detail/mutex.h>
 
@@ -125,6 +127,7 @@ void BM_DeltaFifoProducerConsumer(benchmark::State &state)
 {
     const QList<Object> &list = objects();
     constexpr int Rounds = 10;
+    int64_t pops = 0;
     for (auto _ : state) {
         DeltaFifo fifo;
         std::thread producer([&] {
@@ -137,10 +140,13 @@ void BM_DeltaFifoProducerConsumer(benchmark::State &state)
             deltas += int(d.size());
             return std::optional<qcm::Error>();
         };
-        while (deltas < Rounds * Objects)
+        while (deltas < Rounds * Objects) {
             benchmark::DoNotOptimize(fifo.pop(process));
+            ++pops;
+        }
         producer.join();
     }
+    state.counters["pops"] = double(pops) / double(state.iterations());
     state.SetItemsProcessed(int64_t(state.iterations()) * Objects * Rounds);
 }
 BENCHMARK(BM_DeltaFifoProducerConsumer)->UseRealTime();
@@ -189,6 +195,7 @@ template<typename Delta, typename Make>
 void runFloor(benchmark::State &state, Make delta)
 {
     constexpr int Rounds = 10;
+    int64_t pops = 0;
     for (auto _ : state) {
         FloorFifo<Delta> fifo;
         std::thread producer([&] {
@@ -197,10 +204,13 @@ void runFloor(benchmark::State &state, Make delta)
                     fifo.add(i, delta(r, i));
         });
         int deltas = 0;
-        while (deltas < Rounds * Objects)
+        while (deltas < Rounds * Objects) {
             fifo.pop([&](const std::vector<Delta> &d) { deltas += int(d.size()); });
+            ++pops;
+        }
         producer.join();
     }
+    state.counters["pops"] = double(pops) / double(state.iterations());
     state.SetItemsProcessed(int64_t(state.iterations()) * Objects * Rounds);
 }
 

@@ -16,7 +16,20 @@ DeltaFifo::DeltaFifo(Options options) : m_options(std::move(options))
         m_options.keyFunction = metaNamespaceKey;
 }
 
-DeltaFifo::~DeltaFifo() = default; // here, where Pending is complete
+DeltaFifo::~DeltaFifo() // here, where Pending is complete
+{
+    delete[] m_spareChunk.load(std::memory_order_acquire);
+}
+
+void DeltaFifo::prepareSpareChunk()
+{
+    m_spareWanted.store(false, std::memory_order_relaxed);
+    auto chunk = std::make_unique<Node[]>(decltype(m_nodes)::ChunkSize);
+    Node *expected = nullptr;
+    if (m_spareChunk.compare_exchange_strong(
+            expected, chunk.get(), std::memory_order_release, std::memory_order_relaxed))
+        chunk.release(); // now the slot's
+}
 
 void DeltaFifo::checkSyncedLocked()
 {
@@ -51,6 +64,11 @@ std::optional<Error> DeltaFifo::queueActionLocked(
         m_freeNodes.pop_back();
     } else {
         n = int(m_nodes.size());
+        if (m_nodes.full()) {
+            if (Node *spare = m_spareChunk.exchange(nullptr, std::memory_order_acquire))
+                m_nodes.adopt(std::unique_ptr<Node[]>(spare));
+            m_spareWanted.store(true, std::memory_order_relaxed); // for the next growth
+        }
         m_nodes.grow();
     }
     Chain &chain = m_items.entry(e).value;
@@ -122,6 +140,8 @@ std::optional<Error> DeltaFifo::queueAction(DeltaType type, const Object &object
     const size_t hash = key ? Table::hashOf(*key) : 0;
     if (key)
         m_items.prefetch(hash);
+    if (m_spareWanted.load(std::memory_order_relaxed))
+        prepareSpareChunk();
     Delta delta {type, object};
     Applied applied; // destroyed after the lock is released
     std::unique_lock lock(m_mutex, std::try_to_lock);

@@ -115,6 +115,7 @@ func BenchmarkDeltaFIFOUpdatesPopUnstructured(b *testing.B) { benchmarkUpdatesPo
 func benchmarkProducerConsumer(b *testing.B, unstructuredObjects bool) {
 	const rounds = 10
 	objects := fifoObjectsOf(b, unstructuredObjects)
+	pops := 0
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		fifo := newFifo()
@@ -137,9 +138,11 @@ func benchmarkProducerConsumer(b *testing.B, unstructuredObjects bool) {
 			if _, err := fifo.Pop(process); err != nil {
 				b.Fatal(err)
 			}
+			pops++
 		}
 		producer.Wait()
 	}
+	b.ReportMetric(float64(pops)/float64(b.N), "pops/op")
 }
 
 func BenchmarkDeltaFIFOProducerConsumer(b *testing.B)             { benchmarkProducerConsumer(b, false) }

@@ -131,6 +131,8 @@ private:
     // The oldest key's deltas, in `deltas` (empty; m_queue is not).
     Result<Deltas> popLocked(const Process &process, Deltas deltas);
     void checkSyncedLocked();
+    // Makes the node chunk that the pool's next growth adopts, if none is ready.
+    void prepareSpareChunk();
 
     Options m_options;
     // The lock word, the wait queue's words and the state each start a cache line of their
@@ -154,6 +156,12 @@ private:
     // the producer writes the first and reads the second, pop() the other way round.
     mutable detail::Inbox<Pending> m_inbox;
     alignas(64) std::atomic<int> m_waiters {0}; // written with the lock held
+    // A node chunk made outside the lock by add() or update(), so that the pool grows under
+    // the lock without allocating or touching fresh pages there (page faults under the lock
+    // held pop() waiting: tests/bench/RESULTS.md, run 16). m_spareWanted is set when the
+    // pool adopted the spare (or grew without one).
+    alignas(64) std::atomic<Node *> m_spareChunk {nullptr};
+    std::atomic<bool> m_spareWanted {false};
 };
 
 } // namespace qcm::cache

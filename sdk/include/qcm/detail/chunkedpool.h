@@ -25,6 +25,12 @@ public:
     const T &operator[](size_t i) const { return m_chunks[i >> Shift][i & (ChunkSize - 1)]; }
     size_t size() const { return m_size; }
 
+    // Whether the next grow() needs a new chunk.
+    bool full() const { return m_size == m_chunks.size() << Shift; }
+    // Makes `chunk` (ChunkSize value-initialised elements, made by the caller, perhaps
+    // outside the owner's lock) the chunk the next grow() fills. Only when full().
+    void adopt(std::unique_ptr<T[]> chunk) { m_chunks.push_back(std::move(chunk)); }
+
     // Appends a default-constructed element (numbered size() before the call).
     T &grow()
     {
