@@ -8,7 +8,7 @@ whole client-go run in a near one made (c) miss in RESULTS.md run 15)."""
 import collections
 import statistics
 
-from benchruns import (Slicer, go_bench, print_table, round_trip_columns, run_qcm,
+from benchruns import (go_bench, print_table, round_trip_columns, run_qcm,
                        slice_seconds)
 
 DELTAFIFO_CASES = [
@@ -28,43 +28,48 @@ C_ITEMS = 10000
 CPair = collections.namedtuple("CPair", "round_trips qcm go floor object_floor")
 
 
-def run_c_pairs(qcm_binary, go, qcm_bench, repetitions, quick):
+def run_c_pairs(qcm_binary, slicer, repetitions):
     """(c) in `repetitions` pairs of interleaved slices of qcm's, client-go's (typed) and the
     floors', so that the floors bound the pair in the placements it met."""
+    sides = [slicer.qcm(qcm_binary, "BM_DeltaFifoProducerConsumer"),
+             slicer.client_go("BenchmarkDeltaFIFOProducerConsumer"),
+             slicer.qcm(qcm_binary, "BM_DeltaFifoProducerConsumerFloor"),
+             slicer.qcm(qcm_binary, "BM_DeltaFifoProducerConsumerObjectFloor")]
     pairs = []
-    with Slicer(go, qcm_bench, quick) as slicer:
-        sides = [slicer.qcm(qcm_binary, "BM_DeltaFifoProducerConsumer"),
-                 slicer.client_go("BenchmarkDeltaFIFOProducerConsumer"),
-                 slicer.qcm(qcm_binary, "BM_DeltaFifoProducerConsumerFloor"),
-                 slicer.qcm(qcm_binary, "BM_DeltaFifoProducerConsumerObjectFloor")]
-        for _ in range(repetitions):
-            round_trips, times = slicer.interleave(sides)
-            pairs.append(CPair(round_trips, *times))
+    for _ in range(repetitions):
+        round_trips, times = slicer.interleave(sides)
+        pairs.append(CPair(round_trips, *times))
     return pairs
 
 
 def print_c_pairs(pairs, markdown, quick):
     rows = []
     for i, pair in enumerate(pairs, 1):
-        q, g = (None if v is None else v / C_ITEMS for v in (pair.qcm, pair.go))
+        q, g, f, o = (None if v is None else v / C_ITEMS
+                      for v in (pair.qcm, pair.go, pair.floor, pair.object_floor))
         rows.append((f"run {i}", *round_trip_columns(pair.round_trips), q, g,
-                     g / q if q and g else None))
+                     g / q if q and g else None, f, o, g / o if g and o else None))
     print_table([("(c) pair", 8, None), ("rt ns", 9, None), ("far rt", 7, None),
                  ("qcm ns/item", 11, "{:,.1f}"), ("client-go typed ns/item", 23, "{:,.1f}"),
-                 ("ratio", 6, "{:.2f}x")], rows, markdown)
+                 ("ratio", 6, "{:.2f}x"), ("floor ns/item", 13, "{:,.1f}"),
+                 ("object floor ns/item", 20, "{:,.1f}"), ("reachable", 9, "{:.2f}x")],
+                rows, markdown)
     slices = len(pairs[0].round_trips) - 1 if pairs else 0
     print(f"(each pair: {slices} slices of the cache-line round trip (rt), a "
           f"{slice_seconds(quick)} s run of qcm's (c), one of client-go's typed (c) and one of "
-          "each floor; each side's time is the median of its slices; the table's (c) row and "
-          "the floors' lines show the medians of the pairs)")
+          "each floor; each side's time is the median of its slices; reachable = client-go / "
+          "object floor, the highest ratio a FIFO that keeps a reference to each object reaches "
+          "in that pair; the table's (c) row and the floors' lines show the medians of the "
+          "pairs)")
 
 
-def run_deltafifo(qcm_binary, go, repetitions, quick, markdown, qcm_bench=None):
+def run_deltafifo(qcm_binary, go, repetitions, quick, markdown, slicer):
+    """The DeltaFifo table; `slicer` (a benchruns.Slicer) runs (c)'s pairs."""
     # Whole runs for everything but (c) and its floors, which the pairs measure.
     qcm = run_qcm(qcm_binary, repetitions, quick, "-BM_DeltaFifoProducerConsumer")
     gotimes = go_bench(go, "DeltaFIFO(AddPop|UpdatesPop|ProducerConsumerUnstructured)",
                        "100ms" if quick else "1s", repetitions)
-    pairs = run_c_pairs(qcm_binary, go, qcm_bench, repetitions, quick)
+    pairs = run_c_pairs(qcm_binary, slicer, repetitions)
     rows, missing = [], []
     if any(v is None for pair in pairs for v in pair[1:]):
         missing.append("(c) pairs")

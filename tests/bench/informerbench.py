@@ -46,7 +46,7 @@ import sys
 import tempfile
 import time
 
-from benchruns import GO_ENV, HERE
+from benchruns import GO_ENV, HERE, print_table
 
 CLUSTER = HERE.parent / "e2e" / "cluster" / "cluster.py"
 
@@ -208,7 +208,7 @@ def median(runs, key):
     return statistics.median(r[key] for r in runs)
 
 
-def run_informer(args, print_table):
+def run_informer(args):
     quick = args.quick
     repetitions = 1 if quick else args.informer_repetitions
     with tempfile.TemporaryDirectory() as tmp, Cluster(args.cluster_dir, args.keep_cluster) as cluster:
@@ -405,8 +405,8 @@ def run_informer(args, print_table):
         if args.informer_scale:
             import informerscale
             print()
-            informerscale.run_scale_curve(args, print_table, gobin, kubeconfig, repetitions, quick)
-            informerscale.run_throughput(args, print_table, gobin, kubeconfig, quick,
+            informerscale.run_scale_curve(args, gobin, kubeconfig, repetitions, quick)
+            informerscale.run_throughput(args, gobin, kubeconfig, quick,
                                          latency_count)
             print("load average (1, 5, 15 min) at the end of the scale cases: "
                   "{:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))

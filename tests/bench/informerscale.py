@@ -16,6 +16,7 @@ informer benchmarks of informerbench.py, on the same cluster and with the same p
                   this machine are the limit, not the informers.
 """
 import informerbench
+from benchruns import print_table
 from informerbench import BASELINE, RAW, TYPED_JSON, log, median
 
 SCALE_COUNTS = (10000, 50000, 100000)
@@ -32,7 +33,7 @@ def sides_named(*labels):
     return [by_label[label] for label in labels]
 
 
-def run_scale_curve(args, print_table, gobin, kubeconfig, repetitions, quick):
+def run_scale_curve(args, gobin, kubeconfig, repetitions, quick):
     counts = SCALE_COUNTS_QUICK if quick else SCALE_COUNTS
     informerbench.load_objects(gobin, kubeconfig, [("pods", count) for count in counts], quick)
     sides = sides_named("qcm", BASELINE, TYPED_JSON)
@@ -77,7 +78,7 @@ def run_scale_curve(args, print_table, gobin, kubeconfig, repetitions, quick):
     print()
 
 
-def run_throughput(args, print_table, gobin, kubeconfig, quick, latency_count):
+def run_throughput(args, gobin, kubeconfig, quick, latency_count):
     rates = THROUGHPUT_RATES_QUICK if quick else THROUGHPUT_RATES
     seconds = 1 if quick else THROUGHPUT_SECONDS
     sides = sides_named("qcm", BASELINE, TYPED_JSON) + [RAW]

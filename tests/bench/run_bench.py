@@ -32,6 +32,7 @@ if a target is missed: the table says so).
 """
 import argparse
 import collections
+import contextlib
 import json
 import os
 import re
@@ -158,17 +159,21 @@ def main():
     if args.qcm_informer and not args.cluster_dir:
         parser.error("--qcm-informer needs --cluster-dir")
     missing = []
-    if args.qcm_bench:
-        missing += run_workqueue(args, repetitions)
-    if args.qcm_decode:
-        missing += run_decode(args.qcm_decode, args.go, repetitions, args.quick, args.markdown)
-        print()
-    if args.qcm_deltafifo:
-        missing += run_deltafifo(args.qcm_deltafifo, args.go, repetitions, args.quick, args.markdown,
-                                 args.qcm_bench)
-        print()
+    # One Slicer (one build of client-go's benchmarks) for the sliced cases of both binaries.
+    with (Slicer(args.go, args.qcm_bench, args.quick) if args.qcm_bench or args.qcm_deltafifo
+          else contextlib.nullcontext()) as slicer:
+        if args.qcm_bench:
+            missing += run_workqueue(args, repetitions, slicer)
+        if args.qcm_decode:
+            missing += run_decode(args.qcm_decode, args.go, repetitions, args.quick,
+                                  args.markdown)
+            print()
+        if args.qcm_deltafifo:
+            missing += run_deltafifo(args.qcm_deltafifo, args.go, repetitions, args.quick,
+                                     args.markdown, slicer)
+            print()
     if args.qcm_informer:
-        missing += informerbench.run_informer(args, print_table)
+        missing += informerbench.run_informer(args)
     if missing:
         print("missing cases: " + ", ".join(missing), file=sys.stderr)
         return 1
@@ -188,7 +193,7 @@ Pair = collections.namedtuple(
     "Pair", "round_trips qcm go inbox_floor q_int q_raw string_floor floor")
 
 
-def run_parallel_pairs(args, repetitions):
+def run_parallel_pairs(args, repetitions, slicer):
     """(b) in pairs. Pair i is SLICES rounds of: the cache-line round trip between the first
     two CPUs, a short run of qcm's (b), one of client-go's, one of the inbox floor; then a
     last round trip, and one run each of Queue<int>, raw keys, the string floor and the floor.
@@ -196,26 +201,25 @@ def run_parallel_pairs(args, repetitions):
     floor (what bounds the pair) meet the same mix of placements. Returns qcm's and client-go's
     times by benchmark name (one per pair) and the pairs."""
     qcm, go_times, pairs = {}, {}, []
-    with Slicer(args.go, args.qcm_bench, args.quick) as slicer:
-        sides = [slicer.qcm(args.qcm_bench, "BM_ParallelQueue"),
-                 slicer.client_go("BenchmarkParallelQueue"),
-                 slicer.qcm(args.qcm_bench, "BM_ParallelQueueInboxFloor")]
-        for _ in range(repetitions):
-            round_trips, (q, g, inbox) = slicer.interleave(sides)
-            others = run_qcm(args.qcm_bench, 1, args.quick,
-                             "^BM_ParallelQueue(Int|Raw|StringFloor|Floor)/")
-            pair = Pair(round_trips, q, g, inbox,
-                        *(others.get(f"BM_ParallelQueue{n}/real_time", [None])[0]
-                          for n in ("Int", "Raw", "StringFloor", "Floor")))
-            pairs.append(pair)
-            for name, value in (("BM_ParallelQueue/real_time", q),
-                                ("BM_ParallelQueueInboxFloor/real_time", inbox)):
-                if value is not None:
-                    qcm.setdefault(name, []).append(value)
-            for name, times in others.items():
-                qcm.setdefault(name, []).extend(times)
-            if g is not None:
-                go_times.setdefault("BenchmarkParallelQueue", []).append(g)
+    sides = [slicer.qcm(args.qcm_bench, "BM_ParallelQueue"),
+             slicer.client_go("BenchmarkParallelQueue"),
+             slicer.qcm(args.qcm_bench, "BM_ParallelQueueInboxFloor")]
+    for _ in range(repetitions):
+        round_trips, (q, g, inbox) = slicer.interleave(sides)
+        others = run_qcm(args.qcm_bench, 1, args.quick,
+                         "^BM_ParallelQueue(Int|Raw|StringFloor|Floor)/")
+        pair = Pair(round_trips, q, g, inbox,
+                    *(others.get(f"BM_ParallelQueue{n}/real_time", [None])[0]
+                      for n in ("Int", "Raw", "StringFloor", "Floor")))
+        pairs.append(pair)
+        for name, value in (("BM_ParallelQueue/real_time", q),
+                            ("BM_ParallelQueueInboxFloor/real_time", inbox)):
+            if value is not None:
+                qcm.setdefault(name, []).append(value)
+        for name, times in others.items():
+            qcm.setdefault(name, []).extend(times)
+        if g is not None:
+            go_times.setdefault("BenchmarkParallelQueue", []).append(g)
     return qcm, go_times, pairs
 
 
@@ -288,11 +292,11 @@ def print_pairs(pairs, markdown, target, seconds):
     print()
 
 
-def run_workqueue(args, repetitions):
+def run_workqueue(args, repetitions, slicer):
     qcm = run_qcm(args.qcm_bench, repetitions, args.quick,
                   "-BM_ParallelQueue|BM_CacheLineRoundTrip")
     go = run_go(args.go, repetitions, args.quick)
-    pair_qcm, pair_go, pairs = run_parallel_pairs(args, repetitions)
+    pair_qcm, pair_go, pairs = run_parallel_pairs(args, repetitions, slicer)
     qcm.update(pair_qcm)
     go.update(pair_go)
     missing = []
