@@ -406,8 +406,7 @@ def run_informer(args):
             import informerscale
             print()
             informerscale.run_scale_curve(args, gobin, kubeconfig, repetitions, quick)
-            informerscale.run_throughput(args, gobin, kubeconfig, quick,
-                                         latency_count)
+            informerscale.run_throughput(args, gobin, kubeconfig, quick, latency_count)
             print("load average (1, 5, 15 min) at the end of the scale cases: "
                   "{:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
     return []
