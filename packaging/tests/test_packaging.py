@@ -317,7 +317,7 @@ class Tests:
         # libqcm-sdk<ABI>
         deps = depends(debs["runtime"])
         log(f"{sdk} Depends: {', '.join(deps)}")
-        for lib in ("libqt6core6", "libqt6network6", "libyaml-cpp", "libc6"):
+        for lib in ("libqt6core6", "libqt6network6", "libssl3", "libyaml-cpp", "libc6"):
             check(any(d.startswith(lib) for d in deps), f"dpkg-shlibdeps found {lib}: {deps}")
         check(not any(d.startswith("libqt6httpserver") for d in deps),
               "the SDK does not need Qt HttpServer")
