@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <qcm/cache/deltafifo.h>
 
+#include "../client/rawobject.h"
+
 #include <QtCore/QSet>
 
 #include <algorithm>
@@ -12,6 +14,7 @@ DeltaFifo::DeltaFifo() : DeltaFifo(Options {}) { }
 
 DeltaFifo::DeltaFifo(Options options) : m_options(std::move(options))
 {
+    m_objectKeys = !m_options.keyFunction && !m_options.transformer;
     if (!m_options.keyFunction)
         m_options.keyFunction = metaNamespaceKey;
 }
@@ -111,8 +114,9 @@ struct DeltaFifo::Pending
 {
     Pending *next;
     Delta delta;
-    QString key;
+    QString key; // null when the key is the one delta's object caches
     size_t hash;
+    bool cachedKey;
 };
 
 void DeltaFifo::applyInboxLocked(Applied &applied) const
@@ -129,25 +133,37 @@ void DeltaFifo::applyInboxLocked(Applied &applied) const
         self->checkSyncedLocked();
         // Only pushed without a transformer, so this cannot fail.
         const DeltaType type = p->delta.type;
-        (void)self->queueActionLocked(type, std::move(p->delta), p->key, p->hash);
+        const QString &key = p->cachedKey
+            ? *detail::RawObjectAccess::cachedKey(std::get<Object>(p->delta.object))
+            : p->key;
+        (void)self->queueActionLocked(type, std::move(p->delta), key, p->hash);
     }
 }
 
 std::optional<Error> DeltaFifo::queueAction(DeltaType type, const Object &object)
 {
-    // The key, its hash and the delta's copy of the object are made before the lock.
-    const Result<QString> key = m_options.keyFunction(object);
+    // The key, its hash and the delta's copy of the object are made before the lock. The
+    // object's cached key is read in place (the delta's copy keeps its block alive), so the
+    // key's reference count is not touched unless a new entry takes a copy.
+    Delta delta {type, object};
+    const QString *cachedKey = m_objectKeys
+        ? detail::RawObjectAccess::cachedKey(std::get<Object>(delta.object))
+        : nullptr;
+    std::optional<Result<QString>> computed;
+    if (!cachedKey)
+        computed.emplace(m_options.keyFunction(object));
+    const QString *key = cachedKey ? cachedKey : *computed ? &**computed : nullptr;
     const size_t hash = key ? Table::hashOf(*key) : 0;
     if (key)
         m_items.prefetch(hash);
     if (m_spareWanted.load(std::memory_order_relaxed))
         prepareSpareChunk();
-    Delta delta {type, object};
     Applied applied; // destroyed after the lock is released
     std::unique_lock lock(m_mutex, std::try_to_lock);
     if (!lock.owns_lock()) {
         if (key && !m_options.transformer) { // nothing to report: push, and return
-            const bool wasEmpty = m_inbox.push(new Pending {nullptr, std::move(delta), *key, hash});
+            const bool wasEmpty = m_inbox.push(new Pending {nullptr, std::move(delta),
+                cachedKey ? QString() : std::move(**computed), hash, cachedKey != nullptr});
             // Only a push onto an empty inbox can have a waiter to wake: pop() looks at the
             // inbox after registering, before it sleeps.
             if (wasEmpty && m_waiters.load(std::memory_order_seq_cst) > 0)
@@ -160,7 +176,7 @@ std::optional<Error> DeltaFifo::queueAction(DeltaType type, const Object &object
     m_populated = true;
     checkSyncedLocked();
     if (!key)
-        return key.error();
+        return computed->error();
     return queueActionLocked(type, std::move(delta), *key, hash);
 }
 

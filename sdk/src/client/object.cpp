@@ -7,7 +7,10 @@
 #include <QtCore/QJsonDocument>
 #include <QtCore/QLoggingCategory>
 
+#include <atomic>
 #include <cmath>
+#include <memory>
+#include <utility>
 
 Q_LOGGING_CATEGORY(lcObject, "qcm.client.object")
 
@@ -65,86 +68,159 @@ bool OwnerReference::operator==(const OwnerReference &o) const
         && controller == o.controller && blockOwnerDeletion == o.blockOwnerDeletion;
 }
 
+} // namespace qcm::client
+
+namespace qcm::detail {
+
+// An Object's value: the tree (json) or the bytes (raw), and the identity cached from it.
+// Shared by the copies of an Object until one is modified. A block whose JSON was lent out
+// (the non-const json()) belongs to one instance: copies of it get blocks of their own.
+struct ObjectData
+{
+    std::atomic<int> ref {1};
+    bool jsonLent = false; // the identity is read from json each time
+    bool hasName = false;
+    QString key;
+    QJsonObject json; // unless raw
+    std::shared_ptr<const RawObject> raw; // a decoded Object until it is modified
+};
+
+const std::shared_ptr<const RawObject> &RawObjectAccess::raw(const client::Object &object)
+{
+    static const std::shared_ptr<const RawObject> none;
+    return object.d ? object.d->raw : none;
+}
+
+const QString *RawObjectAccess::cachedKey(const client::Object &object)
+{
+    return object.d && object.d->hasName && !object.d->jsonLent ? &object.d->key : nullptr;
+}
+
+} // namespace qcm::detail
+
+namespace qcm::client {
+
+namespace {
+
+void release(detail::ObjectData *d) noexcept
+{
+    if (d && d->ref.fetch_sub(1, std::memory_order_acq_rel) == 1)
+        delete d;
+}
+
+const QJsonObject &emptyJson()
+{
+    static const QJsonObject empty;
+    return empty;
+}
+
+} // namespace
+
 // Qt 6.4's QJsonObject(QJsonObject &&) copies the pointer with a reference-count increment
-// and then releases the source's (two atomic operations); swap() moves the pointer alone. The
-// FIFOs move every Object several times, so the moves here swap.
+// and then releases the source's (two atomic operations); swap() moves the pointer alone.
 Object::Object(QJsonObject json)
 {
-    m_json.swap(json);
-    m_identity = identityOf(m_json);
+    auto data = std::make_unique<detail::ObjectData>();
+    data->json.swap(json);
+    Identity identity = identityOf(data->json);
+    data->key.swap(identity.key);
+    data->hasName = identity.hasName;
+    d = data.release();
 }
 
-Object::Object(std::shared_ptr<const detail::RawObject> raw) : m_raw(std::move(raw))
+Object::Object(std::shared_ptr<const detail::RawObject> raw)
 {
-    const QString name = m_raw->string(m_raw->index.meta[detail::MetaName]);
-    const QString ns = m_raw->string(m_raw->index.meta[detail::MetaNamespace]);
-    m_identity.hasName = !name.isEmpty();
-    m_identity.key = ns.isEmpty() ? name : ns + QLatin1Char('/') + name;
+    auto data = std::make_unique<detail::ObjectData>();
+    const QString name = raw->string(raw->index.meta[detail::MetaName]);
+    const QString ns = raw->string(raw->index.meta[detail::MetaNamespace]);
+    data->hasName = !name.isEmpty();
+    data->key = ns.isEmpty() ? name : ns + QLatin1Char('/') + name;
+    data->raw = std::move(raw);
+    d = data.release();
 }
 
-Object::Object(Object &&other) noexcept
-    : m_raw(std::move(other.m_raw))
-    , m_retired(std::move(other.m_retired))
-    , m_identity(std::move(other.m_identity))
-    , m_jsonLent(other.m_jsonLent)
+Object::~Object()
 {
-    m_json.swap(other.m_json);
-    other.m_identity.hasName = false; // the moved-from Object is empty: no name, no key
+    release(d);
 }
+
+Object::Object(Object &&other) noexcept : d(std::exchange(other.d, nullptr)) { }
 
 Object &Object::operator=(Object &&other) noexcept
 {
-    m_json.swap(other.m_json);
-    m_raw.swap(other.m_raw);
-    m_retired.swap(other.m_retired);
-    std::swap(m_identity, other.m_identity);
-    std::swap(m_jsonLent, other.m_jsonLent);
+    std::swap(d, other.d);
     return *this;
 }
 
-// A copy of an instance whose JSON was lent out owns a JSON nobody else can reach, so it may
-// cache its identity again.
+// A copy of an instance whose JSON was lent out gets a block of its own, holding the JSON as
+// it is now, so it may cache its identity again.
 Object::Object(const Object &other)
-    : m_json(other.m_json)
-    , m_raw(other.m_raw)
-    , m_identity(other.m_jsonLent ? identityOf(m_json) : other.m_identity)
-{ }
+{
+    if (!other.d)
+        return;
+    if (!other.d->jsonLent) {
+        other.d->ref.fetch_add(1, std::memory_order_relaxed);
+        d = other.d;
+        return;
+    }
+    Object own(other.d->json);
+    std::swap(d, own.d);
+}
 
 Object &Object::operator=(const Object &other)
 {
     if (this != &other) {
-        m_json = other.m_json;
-        m_raw = other.m_raw;
-        m_retired.reset();
-        m_identity = other.m_jsonLent ? identityOf(m_json) : other.m_identity;
-        m_jsonLent = false;
+        Object copy(other);
+        std::swap(d, copy.d);
     }
     return *this;
 }
 
+detail::ObjectData &Object::ownData()
+{
+    if (!d) {
+        d = new detail::ObjectData;
+    } else if (d->ref.load(std::memory_order_acquire) != 1) {
+        // Shared, so not lent (a lent block has one owner).
+        auto own = std::make_unique<detail::ObjectData>();
+        own->hasName = d->hasName;
+        own->key = d->key;
+        own->json = d->json;
+        own->raw = d->raw;
+        release(std::exchange(d, own.release()));
+    }
+    return *d;
+}
+
 const QJsonObject &Object::json() const
 {
-    return m_raw ? m_raw->tree() : m_json;
+    if (!d)
+        return emptyJson();
+    return d->raw ? d->raw->tree() : d->json;
 }
 
 bool Object::isEmpty() const
 {
-    return m_raw ? m_raw->isEmpty() : m_json.isEmpty();
+    if (!d)
+        return true;
+    return d->raw ? d->raw->isEmpty() : d->json.isEmpty();
 }
 
 QJsonObject &Object::tree()
 {
-    if (m_raw) {
-        m_json = m_raw->tree();
-        m_retired = std::move(m_raw);
+    detail::ObjectData &data = ownData();
+    if (data.raw) {
+        data.json = data.raw->tree();
+        data.raw.reset();
     }
-    return m_json;
+    return data.json;
 }
 
 QJsonObject &Object::json()
 {
-    m_jsonLent = true;
-    return tree();
+    QJsonObject &json = tree();
+    d->jsonLent = true;
+    return json;
 }
 
 Object::Identity Object::identityOf(const QJsonObject &json)
@@ -168,49 +244,58 @@ Object::Identity Object::identityOf(const QJsonObject &json)
     return out;
 }
 
+// After a setter, which made the block this instance's own.
 void Object::refreshIdentity()
 {
-    if (!m_jsonLent)
-        m_identity = identityOf(m_json);
+    if (d->jsonLent)
+        return;
+    Identity identity = identityOf(d->json);
+    d->key.swap(identity.key);
+    d->hasName = identity.hasName;
 }
 
 QJsonObject Object::metadata() const
 {
-    return m_json.value(QLatin1StringView("metadata")).toObject();
+    return json().value(QLatin1StringView("metadata")).toObject();
 }
 
 QJsonValue Object::metadataValue(int field, QLatin1StringView name) const
 {
-    if (m_raw)
-        return m_raw->value(m_raw->index.meta[field]);
+    if (d && d->raw)
+        return d->raw->value(d->raw->index.meta[field]);
     return metadata().value(name);
 }
 
 QString Object::metadataString(int field, QLatin1StringView name) const
 {
-    if (m_raw)
-        return m_raw->string(m_raw->index.meta[field]);
+    if (d && d->raw)
+        return d->raw->string(d->raw->index.meta[field]);
     return metadata().value(name).toString();
 }
 
 void Object::setMetadataField(const QString &field, const QJsonValue &value)
 {
-    QJsonObject meta = tree().value(QLatin1StringView("metadata")).toObject();
+    QJsonObject &json = tree();
+    QJsonObject meta = json.value(QLatin1StringView("metadata")).toObject();
     if (value.isNull() || value.isUndefined())
         meta.remove(field);
     else
         meta.insert(field, value);
-    m_json.insert(QStringLiteral("metadata"), meta);
+    json.insert(QStringLiteral("metadata"), meta);
 }
 
 QString Object::apiVersion() const
 {
-    return m_raw ? m_raw->apiVersion() : m_json.value(QLatin1StringView("apiVersion")).toString();
+    if (d && d->raw)
+        return d->raw->apiVersion();
+    return json().value(QLatin1StringView("apiVersion")).toString();
 }
 
 QString Object::kind() const
 {
-    return m_raw ? m_raw->kind() : m_json.value(QLatin1StringView("kind")).toString();
+    if (d && d->raw)
+        return d->raw->kind();
+    return json().value(QLatin1StringView("kind")).toString();
 }
 
 QString Object::name() const
@@ -346,12 +431,16 @@ void Object::setFinalizers(const QStringList &finalizers)
 
 QString Object::key() const
 {
-    return m_jsonLent ? identityOf(m_json).key : m_identity.key;
+    if (!d)
+        return {};
+    return d->jsonLent ? identityOf(d->json).key : d->key;
 }
 
 bool Object::hasName() const
 {
-    return m_jsonLent ? identityOf(m_json).hasName : m_identity.hasName;
+    if (!d)
+        return false;
+    return d->jsonLent ? identityOf(d->json).hasName : d->hasName;
 }
 
 } // namespace qcm::client

@@ -60,10 +60,10 @@ struct RawObjectAccess
         return client::Object(std::move(raw));
     }
     // The bytes of a decoded Object not changed since; null otherwise.
-    static const std::shared_ptr<const RawObject> &raw(const client::Object &object)
-    {
-        return object.m_raw;
-    }
+    static const std::shared_ptr<const RawObject> &raw(const client::Object &object);
+    // The key cached in the object's block (what key() returns), valid while the block lives;
+    // null when the object has no name or its JSON was lent out (key() computes it then).
+    static const QString *cachedKey(const client::Object &object);
 };
 
 } // namespace qcm::detail

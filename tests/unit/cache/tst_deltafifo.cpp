@@ -65,6 +65,7 @@ private slots:
     void splitKeys();
     void largeBacklogDrainedTwice();
     void addsWhileProcessRunsDoNotWait();
+    void defaultKeysReadInPlace();
 };
 
 // TestDeltaFIFO_basic: two producers; each one's items come out in its order.
@@ -553,6 +554,64 @@ void tst_DeltaFifo::addsWhileProcessRunsDoNotWait()
     QCOMPARE(f.listKeys(), (QStringList {QStringLiteral("foo"), QStringLiteral("bar")}));
     QCOMPARE(text(pop(f)), QStringLiteral("Added foo=10, Updated foo=11, Updated foo=12"));
     QCOMPARE(text(pop(f)), QStringLiteral("Added bar=20, Deleted bar=21"));
+    QVERIFY(f.listKeys().isEmpty());
+}
+
+// Not from client-go: with the default key function and no transformer, add() and update()
+// key a delta by the key its object caches, read in place, on the inbox (while process runs)
+// and under the lock alike; an object whose JSON was lent out is keyed by that JSON as it is
+// when it is added, and an object without a name is refused.
+void tst_DeltaFifo::defaultKeysReadInPlace()
+{
+    const auto make = [](const QString &ns, const QString &name, int v) {
+        return Object(QJsonObject {
+            {QStringLiteral("metadata"),
+                QJsonObject {{QStringLiteral("namespace"), ns}, {QStringLiteral("name"), name}}},
+            {QStringLiteral("val"), v}});
+    };
+    const auto lentAndRenamed = [&](const QString &name, int v) {
+        Object o = make(QStringLiteral("ns"), QStringLiteral("before"), v);
+        QJsonObject &json = o.json();
+        json.insert(QStringLiteral("metadata"),
+            QJsonObject {{QStringLiteral("namespace"), QStringLiteral("ns")},
+                {QStringLiteral("name"), name}});
+        return o;
+    };
+    DeltaFifo f;
+    f.add(make(QStringLiteral("ns"), QStringLiteral("first"), 1));
+    std::atomic<bool> entered {false};
+    std::atomic<bool> release {false};
+    std::thread consumer([&] {
+        (void)f.pop([&](const Deltas &, bool) {
+            entered = true;
+            while (!release)
+                std::this_thread::yield();
+            return std::optional<qcm::Error>();
+        });
+    });
+    QVERIFY(QTest::qWaitFor([&] { return entered.load(); }, 5000));
+    std::thread producer([&] { // onto the inbox: pop() holds the lock
+        f.add(make(QStringLiteral("ns"), QStringLiteral("foo"), 10));
+        f.add(make(QStringLiteral("other"), QStringLiteral("foo"), 20));
+        f.add(lentAndRenamed(QStringLiteral("bar"), 30));
+        f.update(make(QStringLiteral("ns"), QStringLiteral("foo"), 11));
+    });
+    producer.join();
+    release = true;
+    consumer.join();
+    const Object kept = make(QStringLiteral("ns"), QStringLiteral("foo"), 12);
+    QVERIFY(!f.update(kept)); // under the lock
+    QVERIFY(!f.update(lentAndRenamed(QStringLiteral("bar"), 31)));
+    const auto refused = f.add(Object(QJsonObject {{QStringLiteral("val"), 1}}));
+    QVERIFY(refused.has_value());
+    QCOMPARE(refused->field, QStringLiteral("metadata.name"));
+    QCOMPARE(f.listKeys(),
+        (QStringList {
+            QStringLiteral("ns/foo"), QStringLiteral("other/foo"), QStringLiteral("ns/bar")}));
+    QCOMPARE(text(pop(f)), QStringLiteral("Added foo=10, Updated foo=11, Updated foo=12"));
+    QCOMPARE(text(pop(f)), QStringLiteral("Added foo=20"));
+    QCOMPARE(text(pop(f)), QStringLiteral("Added bar=30, Updated bar=31"));
+    QCOMPARE(kept.key(), QStringLiteral("ns/foo"));
     QVERIFY(f.listKeys().isEmpty());
 }
 

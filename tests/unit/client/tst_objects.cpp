@@ -7,6 +7,9 @@
 #include <QtCore/QJsonDocument>
 #include <QtTest/QtTest>
 
+#include <thread>
+#include <vector>
+
 using namespace qcm::client;
 
 class tst_Objects : public QObject
@@ -17,6 +20,7 @@ private slots:
     void metadataAccessors();
     void settersDetach();
     void identityFollowsTheJson();
+    void copiesShareUntilModified();
     void statusFromBody();
     void statusPredicates_data();
     void statusPredicates();
@@ -132,6 +136,40 @@ void tst_Objects::identityFollowsTheJson()
     // No metadata, or metadata that is not an object.
     QCOMPARE(Object(QJsonObject {{QStringLiteral("metadata"), 3}}).key(), QString());
     QVERIFY(!Object(QJsonObject {{QStringLiteral("kind"), QStringLiteral("X")}}).hasName());
+}
+
+// Copies share one block (one reference count) and each detaches on its first change: four
+// threads copy one Object, modify their copies and drop them, while the original, read
+// meanwhile, never changes (run under TSan too).
+void tst_Objects::copiesShareUntilModified()
+{
+    const Object original(QJsonObject {{QStringLiteral("metadata"),
+        QJsonObject {{QStringLiteral("name"), QStringLiteral("a")},
+            {QStringLiteral("namespace"), QStringLiteral("ns")}}}});
+    std::vector<std::thread> threads;
+    std::vector<int> wrong(4, 0);
+    for (int t = 0; t < 4; ++t)
+        threads.emplace_back([&, t] {
+            for (int i = 0; i < 2000; ++i) {
+                Object copy = original;
+                Object second = copy;
+                if (i % 2)
+                    copy.setName(QStringLiteral("t%1").arg(t));
+                else
+                    copy.json().insert(QStringLiteral("kind"), QStringLiteral("X"));
+                const Object third = copy;
+                if (second.key() != QLatin1String("ns/a") || original.name() != QLatin1String("a")
+                    || third.key()
+                        != (i % 2 ? QStringLiteral("ns/t%1").arg(t) : QStringLiteral("ns/a"))
+                    || (i % 2 == 0 && third.kind() != QLatin1String("X")))
+                    ++wrong[size_t(t)];
+            }
+        });
+    for (std::thread &thread : threads)
+        thread.join();
+    QCOMPARE(wrong, std::vector<int>(4, 0));
+    QCOMPARE(original.key(), QStringLiteral("ns/a"));
+    QVERIFY(!original.json().contains(QStringLiteral("kind")));
 }
 
 void tst_Objects::statusFromBody()

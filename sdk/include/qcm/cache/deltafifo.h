@@ -114,6 +114,7 @@ private:
     using Applied = detail::InboxNodes<Pending>;
 
     // add() and update(): the key, its hash and the delta are made before the lock is taken.
+    // The key is the one the delta's object caches (m_objectKeys), or the key function's.
     std::optional<Error> queueAction(DeltaType type, const Object &object);
     // Applies the inbox, oldest push first. Every method that takes the lock calls it first.
     void applyInboxLocked(Applied &applied) const;
@@ -135,6 +136,9 @@ private:
     void prepareSpareChunk();
 
     Options m_options;
+    // The default key function and no transformer: add() and update() key a delta by the key
+    // its object caches, by reference (no copy of the key unless a new entry is made).
+    bool m_objectKeys = false;
     // The lock word, the wait queue's words and the state each start a cache line of their
     // own, as in workqueue::Queue: waiters spinning on the first two do not pull the line
     // that the lock holder is writing the state to (tests/bench/RESULTS.md, run 12).

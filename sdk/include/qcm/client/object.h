@@ -12,12 +12,19 @@
 // Object made from a QJsonObject holds the tree from the start. Both behave the same in every
 // respect but cost.
 //
+// An Object is one pointer to an implicitly shared block (the tree or the bytes, and the
+// identity): a copy or a release is one reference-count change, and a move touches nothing
+// shared. A setter or the non-const json() first gives this instance a block of its own if
+// the block is shared (copy on write). The empty Object holds no block.
+//
 // The identity (key() and hasName()) is computed once, when the Object is made, and kept with
 // it: the FIFOs and the store key every object several times, and reading it out of the JSON
 // each time was most of their cost. setName() and setNamespaceName() keep it current.
 // The non-const json() hands out the JSON itself, so from that call on this instance reads its
-// identity from the JSON again each time (a copy made later caches it afresh). A reference from
-// json() must not be used after the Object is assigned a new value.
+// identity from the JSON again each time (a copy made later caches it afresh, and never shares
+// the lent JSON). A reference from the non-const json() stays valid until the Object is
+// assigned a new value; one from the const json() only until the Object is next modified (a
+// setter or the non-const json()) or assigned.
 //
 // Thread safety: reentrant; copies may be used from different threads, and the const members
 // of one Object may be called from several threads at once.
@@ -35,6 +42,7 @@
 #include <optional>
 
 namespace qcm::detail {
+struct ObjectData;
 struct RawObject;
 struct RawObjectAccess;
 } // namespace qcm::detail
@@ -58,7 +66,7 @@ struct QCM_SDK_EXPORT OwnerReference
 class QCM_SDK_EXPORT Object
 {
 public:
-    Object() = default;
+    Object() noexcept = default;
     explicit Object(QJsonObject json);
 
     const QJsonObject &json() const; // builds the tree of a decoded Object on first use
@@ -100,7 +108,7 @@ public:
     Object(Object &&other) noexcept;
     Object &operator=(const Object &other);
     Object &operator=(Object &&other) noexcept;
-    ~Object() = default;
+    ~Object();
 
 private:
     friend struct detail::RawObjectAccess;
@@ -116,17 +124,13 @@ private:
     // metadata.<name>: from the bytes (field is the scanner's index slot) or from the tree.
     QJsonValue metadataValue(int field, QLatin1StringView name) const;
     QString metadataString(int field, QLatin1StringView name) const;
-    QJsonObject &tree(); // the tree, to be modified: a decoded Object builds and detaches it
+    // The block, this instance's own (copied first if shared; made if there is none).
+    detail::ObjectData &ownData();
+    QJsonObject &tree(); // the tree, to be modified: a decoded Object builds it
     void setMetadataField(const QString &field, const QJsonValue &value);
     void refreshIdentity();
 
-    QJsonObject m_json; // unless m_raw
-    std::shared_ptr<const detail::RawObject> m_raw; // a decoded Object until it is modified
-    // The RawObject of a decoded Object since modified, kept so that a reference its const
-    // json() handed out stays valid until the Object is assigned a new value.
-    std::shared_ptr<const detail::RawObject> m_retired;
-    Identity m_identity; // valid unless m_jsonLent
-    bool m_jsonLent = false; // json() was handed out non-const: read the identity from m_json
+    detail::ObjectData *d = nullptr; // reference-counted; null for the empty Object
 };
 
 } // namespace qcm::client
