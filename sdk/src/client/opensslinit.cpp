@@ -8,8 +8,8 @@
 // QThreads, and QThread::wait() returns once run() has returned: each thread's OpenSSL state
 // is freed after that, by a thread-specific-data destructor, as the thread ends. A process
 // that exits right after destroying a RestClient (qcm on SIGTERM, any tool) could free the
-// same block twice: glibc aborted with "double free or corruption (fasttop)" in 2 of 1,877
-// exits of qcm_bench_informer (tests/bench/RESULTS.md, run 18). OpenSSL's own remedy is
+// same block twice: glibc aborted with "double free or corruption (fasttop)" in 4 of 3,903
+// exits of qcm_bench_informer in a loop (tests/bench/RESULTS.md, run 18). OpenSSL's remedy is
 // OPENSSL_INIT_NO_ATEXIT at its first initialisation, as curl and libdatachannel do: the
 // process's exit returns the memory instead. This runs before main(), so before Qt's first
 // use of OpenSSL; a second initialisation (Qt's) no longer registers the handler.
