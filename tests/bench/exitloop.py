@@ -22,26 +22,20 @@ import tempfile
 import threading
 import time
 
+from benchruns import HERE
 from informerbench import Cluster, build_go, load_objects, namespace_of
 
-KUBECTL = pathlib.Path.home() / ".cache" / "qcm" / "bin"
+sys.path.insert(0, str(HERE.parent / "e2e" / "leaderelection"))
+import lecluster  # noqa: E402  (its Cluster reads kubectl from the cluster's state)
 
 
-def kubectl():
-    found = sorted(KUBECTL.glob("kubectl-*"))
-    if not found:
-        raise SystemExit(f"exitloop: no kubectl in {KUBECTL} (scripts/setup.sh builds it)")
-    return str(found[-1])
-
-
-def annotate(kubeconfig, counts, stop):
+def annotate(cluster, counts, stop):
     i = 0
     while not stop.is_set():
         i += 1
         for count in counts:
-            subprocess.run([kubectl(), "--kubeconfig", kubeconfig, "-n",
-                            namespace_of("pods", count), "annotate", "pods", "--all",
-                            "--overwrite", f"exitloop={i}"], capture_output=True)
+            cluster.kubectl("-n", namespace_of("pods", count), "annotate", "pods", "--all",
+                            "--overwrite", f"exitloop={i}", check=False)
 
 
 def worker(index, args, kubeconfig, counts, deadline, out, results, lock):
@@ -69,8 +63,6 @@ def worker(index, args, kubeconfig, counts, deadline, out, results, lock):
                     core.rename(out / f"{name}.core")
                 print(f"exitloop: worker {index} run {run}: exit {proc.returncode} "
                       f"({(proc.stderr.strip().splitlines() or [''])[-1]})", flush=True)
-        if core.exists():
-            core.unlink()
 
 
 def main():
@@ -90,7 +82,8 @@ def main():
         gobin = build_go(args.go, tmp)
         load_objects(gobin, cluster.kubeconfig, [("pods", c) for c in counts], True)
         stop = threading.Event()
-        traffic = threading.Thread(target=annotate, args=(cluster.kubeconfig, counts, stop))
+        traffic = threading.Thread(target=annotate,
+                                   args=(lecluster.Cluster(cluster.dir), counts, stop))
         traffic.start()
         results = {"exits": 0, "failed": 0}
         lock = threading.Lock()
