@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // libqcm-sdk initialises OpenSSL without its atexit() cleanup (sdk/src/client/opensslinit.cpp):
 // a process that uses TLS through Qt, as a RestClient does, exits without OPENSSL_cleanup(),
-// which would race with Qt's network thread still ending (a double free, RESULTS.md run 18).
+// which would race with the REST client's threads still ending (a double free, RESULTS.md
+// run 18).
 #include <QtCore/QProcess>
 #include <QtTest/QtTest>
 
