@@ -225,15 +225,16 @@ void tst_DelegatingAuth::accessReviewCarriesUserPathAndVerb()
             {{QStringLiteral("scopes"), QJsonArray {QStringLiteral("a"), QStringLiteral("b")}}}));
 
     const AuthorizationResult denied = awaitFuture(
-        authz.authorize({QStringLiteral("alice")}, "GET", QStringLiteral("/configz")));
+        authz.authorize({QStringLiteral("alice"), {}, {}, {}}, "GET", QStringLiteral("/configz")));
     QCOMPARE(denied.decision, Decision::Deny);
 }
 
 void tst_DelegatingAuth::allowAndDenyHaveTheirOwnTtl()
 {
     DelegatingAuthorizer authz(m_client.get(), {{}, {}, 20s, 5s, &m_clock});
-    const UserInfo prometheus {QStringLiteral("system:serviceaccount:monitoring:prometheus")};
-    const UserInfo alice {QStringLiteral("alice")};
+    const UserInfo prometheus {
+        QStringLiteral("system:serviceaccount:monitoring:prometheus"), {}, {}, {}};
+    const UserInfo alice {QStringLiteral("alice"), {}, {}, {}};
     const QString path = QStringLiteral("/metrics");
     QCOMPARE(awaitFuture(authz.authorize(prometheus, "GET", path)).decision, Decision::Allow);
     QCOMPARE(awaitFuture(authz.authorize(alice, "GET", path)).decision, Decision::Deny);
@@ -257,7 +258,8 @@ void tst_DelegatingAuth::allowAndDenyHaveTheirOwnTtl()
 void tst_DelegatingAuth::failedAccessReviewIsAnErrorNotCached()
 {
     DelegatingAuthorizer authz(m_client.get(), {{}, {}, 10s, 10s, &m_clock});
-    const UserInfo prometheus {QStringLiteral("system:serviceaccount:monitoring:prometheus")};
+    const UserInfo prometheus {
+        QStringLiteral("system:serviceaccount:monitoring:prometheus"), {}, {}, {}};
     m_status = 503;
     const AuthorizationResult r
         = awaitFuture(authz.authorize(prometheus, "GET", QStringLiteral("/metrics")));
@@ -282,7 +284,7 @@ void tst_DelegatingAuth::alwaysAllowedPathsAndGroups()
         {"/healthz/sample-controller", "/metrics", "/configz", "/", "/livez/"})
         QVERIFY2(!defaults.isAlwaysAllowedPath(QLatin1String(closed)), closed);
     // system:masters needs no review.
-    const UserInfo admin {QStringLiteral("admin"), {}, {QStringLiteral("system:masters")}};
+    const UserInfo admin {QStringLiteral("admin"), {}, {QStringLiteral("system:masters")}, {}};
     QCOMPARE(awaitFuture(defaults.authorize(admin, "GET", QStringLiteral("/configz"))).decision,
         Decision::Allow);
     QCOMPARE(m_apiServer->requests().size(), 0);

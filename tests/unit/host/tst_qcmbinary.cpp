@@ -91,7 +91,7 @@ private:
             // the informers' default WatchList stream gets the ConfigMap and the bookmark
             // that ends the initial events.
             if (line.contains("sendInitialEvents=true")) {
-                for (const QByteArray event :
+                for (const QByteArray &event :
                     {QByteArray(R"({"type":"ADDED","object":{"kind":"ConfigMap","apiVersion":)"
                                 R"("v1","metadata":{"name":"a","namespace":"ns",)"
                                 R"("resourceVersion":"5"}}})"
