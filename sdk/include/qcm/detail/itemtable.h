@@ -20,6 +20,7 @@
 #pragma once
 
 #include <qcm/detail/chunkedpool.h>
+#include <qcm/detail/keyhash.h>
 
 #include <QtCore/QHashFunctions>
 
@@ -43,7 +44,14 @@ public:
         V value {};
     };
 
-    static size_t hashOf(const T &item) { return qHash(item, QHashSeed::globalSeed()); }
+    // String keys take keyHash (keyhash.h says why); any other T its seeded qHash.
+    static size_t hashOf(const T &item)
+    {
+        if constexpr (std::is_same_v<T, QString> || std::is_same_v<T, QByteArray>)
+            return keyHash(item);
+        else
+            return qHash(item, QHashSeed::globalSeed());
+    }
 
     // For the caller before it takes its lock: starts loading the index slot that a lookup
     // of `hash` probes first, so that the miss (the slots are written by every thread) is
