@@ -4,9 +4,9 @@
 //
 // Why not qHash(key, QHashSeed::globalSeed()): on a host whose CPU has VAES and AVX-512
 // (Ice Lake and later Xeons), Qt 6.4 hashes an input under 32 bytes with one masked 32-byte
-// load (vmovdqu8 under a k-mask). In the Intel KVM guest of tests/bench/RESULTS.md run 20 that
-// cost about 110 ns for every key under 16 bytes ("key-N": 108.8 ns, against 5.8 ns unseeded),
-// which alone took queue case (a) from 86 to 496 ns a round. This hash reads only the key's
+// load (vmovdqu8 under a k-mask). In the Intel KVM guest of tests/bench/RESULTS.md run 20 a
+// key under 16 bytes cost about 110 ns ("key-N": 108.8 ns, against 5.8 ns unseeded), and queue
+// case (a) took 496 ns a round there (86 on an EPYC VM). This hash reads only the key's
 // own bytes, with plain 4- and 8-byte loads, so it takes the same path on every x86-64 and
 // ARM64 CPU (run 21 measures it beside qHash).
 //
