@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <qcm/sharding/hashring.h>
 
+#include <qcm/detail/keyhash.h>
+
 #include <algorithm>
 
 namespace qcm::sharding {
@@ -47,12 +49,7 @@ quint64 hash64(QStringView text)
         }
     }
     // splitmix64's finalizer: FNV alone leaves keys that differ in their last byte close.
-    h ^= h >> 30;
-    h *= 0xbf58476d1ce4e5b9ull;
-    h ^= h >> 27;
-    h *= 0x94d049bb133111ebull;
-    h ^= h >> 31;
-    return h;
+    return detail::splitMix64Finalize(h);
 }
 
 HashRing::HashRing(const QStringList &members, int virtualNodes) : m_members(members)

@@ -32,6 +32,15 @@
 
 namespace qcm::detail {
 
+// splitmix64's finalizer (Steele, Lea and Flood): a bijection of 64-bit words whose every
+// output bit depends on every input bit. Also the last step of sharding::HashRing's key hash.
+constexpr quint64 splitMix64Finalize(quint64 z) noexcept
+{
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
 // The secret key material: four words, each odd so that no multiply by it loses bits.
 struct KeyHashSecret
 {
@@ -43,10 +52,7 @@ struct KeyHashSecret
         for (quint64 &w : s.word) {
             // splitmix64: consecutive outputs are independent-looking for any seed, 0 included.
             seed += 0x9e3779b97f4a7c15ULL;
-            quint64 z = seed;
-            z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-            z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-            w = (z ^ (z >> 31)) | 1;
+            w = splitMix64Finalize(seed) | 1;
         }
         return s;
     }
