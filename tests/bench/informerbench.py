@@ -19,7 +19,10 @@ client-go's on the same kube-apiserver, each side in its own process.
                 on all of them alike;
                 each update carries the Unix ns at which it was sent (data.ts) and the handler
                 subtracts it from its own clock (same machine); target: p50 <= 0.8x and
-                p99 <= 1.0x client-go's.
+                p99 <= 1.0x client-go's. Then the same through the replay peer at 500/s and
+                5,000/s (--replay-rates; latencyreplay.py): the apiserver's sync relayed, the
+                events the peer's, so that the rate is not bounded by the server's writes and
+                the latency is the clients' own.
 
 Sides: qcm_bench_informer (the SharedInformerFactory's informer, JSON; it syncs with a
 WatchList stream by default, and "qcm, paged list" is the same with
@@ -159,11 +162,14 @@ def sync_once(side, qcm, gobin, kubeconfig, resource, count, settle=SETTLE_SECON
                env=env)
 
 
-def latency_together(sides, qcm, gobin, kubeconfig, count, updates, rate=LATENCY_RATE):
+def latency_together(sides, qcm, gobin, kubeconfig, count, updates, rate=LATENCY_RATE,
+                     send=None):
     """Every side at once, on the same updates: each side's process syncs its own informer of
     the ConfigMaps, and once all print READY one sender runs. A stall of the server or of the
     machine then delays every side alike, which sides measured one after another do not share
-    (their p99s differed by more than the sides did). {label: result}."""
+    (their p99s differed by more than the sides did). send(updates, rate, sides) makes the
+    updates and returns its figures ({"rate": ...}); by default `informerbench update`
+    patches them through the apiserver. {label: result}."""
     ns = namespace_of("configmaps", count)
     timeout = int(updates / rate * 4) + 120
     processes = []
@@ -185,9 +191,12 @@ def latency_together(sides, qcm, gobin, kubeconfig, count, updates, rate=LATENCY
                 err.seek(0)
                 raise SystemExit(f"informer bench: {label} latency did not get ready: "
                                  f"{line}{err.read()}")
-        sender = run([gobin, "update", "-kubeconfig", kubeconfig, "-namespace", ns, "-count",
-                      str(count), "-updates", str(updates), "-rate", str(rate)],
-                     "informerbench update")
+        if send is None:
+            sender = run([gobin, "update", "-kubeconfig", kubeconfig, "-namespace", ns, "-count",
+                          str(count), "-updates", str(updates), "-rate", str(rate)],
+                         "informerbench update")
+        else:
+            sender = send(updates, rate, len(sides))
         results = {}
         for label, err, process in processes:
             out, _ = process.communicate(timeout=timeout)
@@ -206,6 +215,54 @@ def latency_together(sides, qcm, gobin, kubeconfig, count, updates, rate=LATENCY
 
 def median(runs, key):
     return statistics.median(r[key] for r in runs)
+
+
+def latency_rounds(sides, repetitions, together):
+    """repetitions rounds of together(sides in this round's order), the order reversed every
+    other round. {label: [result per round]}."""
+    results = {}
+    for r in range(repetitions):
+        order = sides if r % 2 == 0 else list(reversed(sides))
+        for label, result in together(order).items():
+            results.setdefault(label, []).append(result)
+            log(f"latency round {r + 1} / {label}: p50 {result['p50Ms']:.2f} ms, p99 "
+                f"{result['p99Ms']:.2f} ms (sent at {result['sentRate']:.0f}/s)")
+    return results
+
+
+def print_latency(sides, results, markdown, note):
+    rows = []
+    for label, _, _ in sides:
+        runs = results[label]
+        rows.append((label, ", ".join(f"{r['p50Ms']:.2f}" for r in runs), median(runs, "p50Ms"),
+                     median(runs, "p90Ms"), median(runs, "p99Ms"), median(runs, "maxMs"),
+                     median(runs, "cpuSeconds"), median(runs, "sentRate")))
+    print_table([("informer", 34, None), ("p50 ms (rounds)", 22, None), ("p50 ms", 8, "{:.2f}"),
+                 ("p90 ms", 8, "{:.2f}"), ("p99 ms", 8, "{:.2f}"), ("max ms", 8, "{:.1f}"),
+                 ("CPU s", 6, "{:.2f}"), ("sent/s", 7, "{:.0f}")], rows, markdown)
+    print(f"(watch event -> handler: {note}; CPU s = the informer process during the updates)")
+    print()
+
+
+def judge_latency(case, results, baselines):
+    """Issue 15's latency targets, p50 <= 0.8x client-go's and p99 <= 1.0x, as rows of the
+    targets table. Where the target lies below the raw watch's figure (no client can be faster
+    than reading the bytes), that floor is the measured lower bound, and the target is 1.1x it,
+    as for the sync."""
+    rows = []
+    q = results["qcm"]
+    for baseline in baselines:
+        b = results[baseline]
+        for metric, key, target in (("latency p50", "p50Ms", 0.8), ("latency p99", "p99Ms", 1.0)):
+            qv, bv = median(q, key), median(b, key)
+            floor = median(results[RAW[0]], key)
+            if target * bv < floor <= bv:
+                rows.append((case, metric, f"raw watch floor (> {target}x {baseline})", qv, floor,
+                             qv / floor, 1.1, "yes" if qv / floor <= 1.1 else "NO"))
+                continue
+            rows.append((case, metric, baseline, qv, bv, qv / bv, target,
+                         "yes" if qv / bv <= target else "NO"))
+    return rows
 
 
 def run_informer(args):
@@ -309,66 +366,31 @@ def run_informer(args):
               f"the server floor above for the side's way of syncing: WatchList, or paged list)")
         print()
 
-        rows = [(name, i + 1, before, sync, after, ratio)
-                for name, pairs in paired.items()
-                for i, (before, sync, after, ratio) in enumerate(pairs)]
-        print_table([("case", 24, None), ("round", 5, "{}"), ("floor before ms", 15, "{:,.0f}"),
-                     ("qcm sync ms", 11, "{:,.0f}"), ("floor after ms", 14, "{:,.0f}"),
-                     ("sync / their mean", 17, "{:.2f}x")], rows, args.markdown)
-        print("(qcm's WatchList sync between two reads of its JSON WatchList floor; the targets "
-              "below use the median of these ratios)")
-        print()
+        print_paired(paired, args.markdown)
 
         targets = []
         for name, resource, count in cases:
             targets += judge_sync(name, {label: runs for (n, label), runs in sync_results.items()
                                          if n == name}, paired[name], floor_of(name, "qcm"))
 
-        # Latency: each side alone, with the same sender, on the 10k ConfigMaps.
+        # Latency: every side at once, with one sender, on the 10k ConfigMaps.
         rate = args.latency_rate
         updates = 200 if quick else int(rate * args.latency_seconds)
         # Four processes at once on two cores beside the apiserver, etcd and the sender: the
         # dynamic informer and the bare protobuf watch (measured before run 5) are left out.
         latency_sides = [s for s in SIDES if s[0] in ("qcm", BASELINE, TYPED_JSON)] + [RAW]
-        latency_results = {}
-        for r in range(repetitions):
-            order = latency_sides if r % 2 == 0 else list(reversed(latency_sides))
-            round_results = latency_together(order, args.qcm_informer, gobin, kubeconfig,
-                                             latency_count, updates, rate)
-            for label, result in round_results.items():
-                latency_results.setdefault(label, []).append(result)
-                log(f"latency round {r + 1} / {label}: p50 {result['p50Ms']:.2f} ms, p99 "
-                    f"{result['p99Ms']:.2f} ms (sent at {result['sentRate']:.0f}/s)")
-        rows = []
-        for label, _, _ in latency_sides:
-            runs = latency_results[label]
-            rows.append((label, median(runs, "p50Ms"), median(runs, "p90Ms"), median(runs, "p99Ms"),
-                         median(runs, "maxMs"), median(runs, "cpuSeconds"), median(runs, "sentRate")))
-        print_table([("informer", 34, None), ("p50 ms", 8, "{:.2f}"), ("p90 ms", 8, "{:.2f}"),
-                     ("p99 ms", 8, "{:.2f}"), ("max ms", 8, "{:.1f}"), ("CPU s", 6, "{:.2f}"),
-                     ("sent/s", 7, "{:.0f}")], rows, args.markdown)
-        print(f"(watch event -> handler: {updates} updates at {rate:.0f}/s over "
-              f"{latency_count} ConfigMaps, every side at once on the same updates; latency = "
-              f"handler clock - send time in the object; medians of {repetitions} round(s); "
-              f"CPU s = the informer process during the updates)")
-        print()
-        q = latency_results["qcm"]
-        # Issue 15's targets: p50 <= 0.8x client-go's, p99 <= 1.0x. Where the target lies
-        # below the raw watch's figure (no client can be faster than reading the bytes), that
-        # floor is the measured lower bound, and the target is 1.1x it, as for the sync.
-        case = f"{cases[0][0].split(' ')[0]} ConfigMaps, {rate:.0f}/s"
-        for baseline in (BASELINE, TYPED_JSON):
-            b = latency_results[baseline]
-            for metric, key, target in (("latency p50", "p50Ms", 0.8), ("latency p99", "p99Ms", 1.0)):
-                qv, bv = median(q, key), median(b, key)
-                floor = median(latency_results[RAW[0]], key)
-                if target * bv < floor <= bv:
-                    targets.append((case, metric, f"raw watch floor (> {target}x {baseline})",
-                                    qv, floor, qv / floor, 1.1,
-                                    "yes" if qv / floor <= 1.1 else "NO"))
-                    continue
-                targets.append((case, metric, baseline, qv, bv, qv / bv, target,
-                                "yes" if qv / bv <= target else "NO"))
+        latency_results = latency_rounds(latency_sides, repetitions, lambda order: latency_together(
+            order, args.qcm_informer, gobin, kubeconfig, latency_count, updates, rate))
+        print_latency(latency_sides, latency_results, args.markdown,
+                      f"{updates} updates at {rate:.0f}/s over {latency_count} ConfigMaps, every "
+                      "side at once on the same updates; latency = handler clock - send time in "
+                      f"the object; medians of {repetitions} round(s)")
+        targets += judge_latency(f"{cases[0][0].split(' ')[0]} ConfigMaps, {rate:.0f}/s",
+                                 latency_results, (BASELINE, TYPED_JSON))
+        if args.replay_rates:
+            import latencyreplay
+            targets += latencyreplay.run_replay(args, gobin, kubeconfig, repetitions, quick,
+                                                latency_count)
         print_targets(targets, args.markdown, quick)
         print("load average (1, 5, 15 min) at start: {:.2f} {:.2f} {:.2f}, at end: "
               "{:.2f} {:.2f} {:.2f}".format(*load_at_start, *os.getloadavg()))
@@ -377,9 +399,25 @@ def run_informer(args):
             print()
             informerscale.run_scale_curve(args, gobin, kubeconfig, repetitions, quick)
             informerscale.run_throughput(args, gobin, kubeconfig, quick, latency_count)
+            if args.replay_rates:
+                informerscale.run_throughput(args, gobin, kubeconfig, quick, latency_count,
+                                             replay=True)
             print("load average (1, 5, 15 min) at the end of the scale cases: "
                   "{:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
     return []
+
+
+def print_paired(paired, markdown):
+    """paired: case -> qcm's rounds (floor before, sync, floor after, sync / their mean)."""
+    rows = [(name, i + 1, before, sync, after, ratio)
+            for name, pairs in paired.items()
+            for i, (before, sync, after, ratio) in enumerate(pairs)]
+    print_table([("case", 24, None), ("round", 5, "{}"), ("floor before ms", 15, "{:,.0f}"),
+                 ("qcm sync ms", 11, "{:,.0f}"), ("floor after ms", 14, "{:,.0f}"),
+                 ("sync / their mean", 17, "{:.2f}x")], rows, markdown)
+    print("(qcm's WatchList sync between two reads of its JSON WatchList floor; the targets "
+          "use the median of these ratios)")
+    print()
 
 
 def judge_sync(name, results, paired, floor):
@@ -409,7 +447,7 @@ def judge_sync(name, results, paired, floor):
 
 
 def print_targets(targets, markdown, quick):
-    print_table([("case", 24, None), ("metric", 11, None), ("against", 50, None),
+    print_table([("case", 28, None), ("metric", 11, None), ("against", 50, None),
                  ("qcm", 9, "{:,.2f}"), ("client-go", 9, "{:,.2f}"), ("qcm / client-go", 15, "{:.2f}x"),
                  ("target", 6, "<={:.1f}x"), ("met", 3, None)], targets, markdown)
     print("(sync time is compared with the server floor of qcm's stream (JSON WatchList) "

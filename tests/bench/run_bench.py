@@ -145,6 +145,10 @@ def main():
                         help="length of the latency run")
     parser.add_argument("--latency-rate", type=float, default=informerbench.LATENCY_RATE,
                         help="updates per second in the latency run (500; 5000 for 10x)")
+    parser.add_argument("--replay-rates", type=lambda v: [float(r) for r in v.split(",") if r],
+                        default=[500.0, 5000.0],
+                        help="event rates of the latency runs through the watch replay peer "
+                        "(latencyreplay.py), comma-separated; empty to skip (500,5000)")
     parser.add_argument("--informer-scale", action="store_true",
                         help="with --qcm-informer: the scale curve (10k, 50k, 100k Pods) and the "
                         "watch throughput sweep (informerscale.py)")

@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
 # The runner's verdict on (b) pairs (run_bench.pair_verdict): "bounded" only where the pair's
-# own inbox floor, run in slices between client-go's, proves the target out of reach.
+# own inbox floor, run in slices between client-go's, proves the target out of reach; and the
+# latency verdict (informerbench.judge_latency).
 import pathlib
 import sys
 import unittest
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import benchruns  # noqa: E402
+import informerbench  # noqa: E402
 import run_bench  # noqa: E402
 
 NEAR, FAR = 100, 400
@@ -55,6 +57,37 @@ class PairVerdict(unittest.TestCase):
         self.assertEqual(benchruns.round_trip_columns([NEAR, FAR, None, FAR]),
                          (f"{NEAR}-{FAR}", "2 of 3"))
         self.assertEqual(benchruns.round_trip_columns([None, None]), (None, "0 of 0"))
+
+
+class LatencyVerdict(unittest.TestCase):
+    """informerbench.judge_latency: p50 <= 0.8x and p99 <= 1.0x client-go's, or 1.1x the raw
+    watch's figure where the target lies below it."""
+
+    def rows(self, qcm, client_go, raw):
+        def runs(p50, p99):
+            return [{"p50Ms": p50, "p99Ms": p99}]
+        results = {"qcm": runs(*qcm), informerbench.TYPED_JSON: runs(*client_go),
+                   informerbench.RAW[0]: runs(*raw)}
+        return {row[1]: (row[2], row[5], row[7]) for row in
+                informerbench.judge_latency("case", results, (informerbench.TYPED_JSON,))}
+
+    def test_against_client_go_where_the_floor_leaves_room(self):
+        rows = self.rows(qcm=(0.25, 2.0), client_go=(0.50, 2.0), raw=(0.10, 1.0))
+        self.assertEqual(rows["latency p50"], (informerbench.TYPED_JSON, 0.5, "yes"))
+        self.assertEqual(rows["latency p99"], (informerbench.TYPED_JSON, 1.0, "yes"))
+        rows = self.rows(qcm=(0.45, 2.1), client_go=(0.50, 2.0), raw=(0.10, 1.0))
+        self.assertEqual(rows["latency p50"][2], "NO")
+        self.assertEqual(rows["latency p99"][2], "NO")
+
+    def test_against_the_floor_where_the_target_lies_below_it(self):
+        # 0.8 x 3.0 = 2.4 < the raw reader's 2.9: judged on 1.1x that floor
+        rows = self.rows(qcm=(3.1, 9.0), client_go=(3.0, 10.0), raw=(2.9, 8.0))
+        against, ratio, met = rows["latency p50"]
+        self.assertTrue(against.startswith("raw watch floor"), against)
+        self.assertAlmostEqual(ratio, 3.1 / 2.9)
+        self.assertEqual(met, "yes")
+        rows = self.rows(qcm=(3.3, 9.0), client_go=(3.0, 10.0), raw=(2.9, 8.0))
+        self.assertEqual(rows["latency p50"][2], "NO")
 
 
 if __name__ == "__main__":

@@ -20,6 +20,9 @@
 //	    client-go's transport and not decoded: paged lists of 500 as an informer asks for them
 //	    (resourceVersion 0, with and without gzip) and a WatchList stream up to its
 //	    initial-events-end bookmark. A floor for any client's cold sync.
+//	informerbench replay  -kubeconfig K -namespace NS
+//	    a watch replay peer in front of the apiserver for latency at rates it cannot write
+//	    (replay.go)
 //
 // Encoding: client-go v0.37's generated clients ask for protobuf first
 // (application/vnd.kubernetes.protobuf,application/json) unless the config sets a content
@@ -809,10 +812,10 @@ func floor(args []string) {
 
 func main() {
 	if len(os.Args) < 2 {
-		fail("usage: informerbench load|sync|latency|update|floor [flags]")
+		fail("usage: informerbench load|sync|latency|update|floor|replay [flags]")
 	}
 	commands := map[string]func([]string){"load": load, "sync": syncCmd, "latency": latency,
-		"update": update, "floor": floor}
+		"update": update, "floor": floor, "replay": replay}
 	command, ok := commands[os.Args[1]]
 	if !ok {
 		fail("unknown command %q", os.Args[1])
