@@ -247,8 +247,9 @@ def print_latency(sides, results, markdown, note):
 def judge_latency(case, results, baselines):
     """Issue 15's latency targets, p50 <= 0.8x client-go's and p99 <= 1.0x, as rows of the
     targets table. Where the target lies below the raw watch's figure (no client can be faster
-    than reading the bytes), that floor is the measured lower bound, and the target is 1.1x it,
-    as for the sync."""
+    than reading the bytes), the measured lower bound is the lower of that floor and client-go's
+    own figure (a client-go run at or under the raw reader's shows the same bound, within the
+    noise between the two), and the target is 1.1x that bound, as for the sync."""
     rows = []
     q = results["qcm"]
     for baseline in baselines:
@@ -256,9 +257,12 @@ def judge_latency(case, results, baselines):
         for metric, key, target in (("latency p50", "p50Ms", 0.8), ("latency p99", "p99Ms", 1.0)):
             qv, bv = median(q, key), median(b, key)
             floor = median(results[RAW[0]], key)
-            if target * bv < floor <= bv:
-                rows.append((case, metric, f"raw watch floor (> {target}x {baseline})", qv, floor,
-                             qv / floor, 1.1, "yes" if qv / floor <= 1.1 else "NO"))
+            if target * bv < floor:
+                bound = min(floor, bv)
+                against = (f"raw watch floor (> {target}x {baseline})" if floor <= bv else
+                           f"{baseline}, at the raw watch floor ({floor:.2f})")
+                rows.append((case, metric, against, qv, bound, qv / bound, 1.1,
+                             "yes" if qv / bound <= 1.1 else "NO"))
                 continue
             rows.append((case, metric, baseline, qv, bv, qv / bv, target,
                          "yes" if qv / bv <= target else "NO"))

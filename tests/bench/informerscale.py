@@ -18,8 +18,8 @@ informer benchmarks of informerbench.py, on the same cluster and with the same p
                   100 ms. The sweep stops at the first rate the sender (one client-go process,
                   32 workers) could not reach within 10 %: beyond it, the apiserver and etcd on
                   this machine are the limit, not the informers. Then the same sweep through
-                  the replay peer (latencyreplay.py; 1,000 to 40,000/s), which the server's
-                  writes do not bound; it stops when every side's p99 is over 100 ms.
+                  the replay peer (latencyreplay.py; 1,000 to 20,000/s), which the server's
+                  writes do not bound; it stops when every informer's p99 is over 100 ms.
 """
 import statistics
 
@@ -34,7 +34,7 @@ FLAT_TOLERANCE = 0.15
 THROUGHPUT_RATES = (500, 1000, 2000, 4000, 8000)
 THROUGHPUT_RATES_QUICK = (200, 400)
 # Through the replay peer, which is not bounded by the apiserver's writes.
-REPLAY_THROUGHPUT_RATES = (1000, 2000, 5000, 10000, 20000, 40000)
+REPLAY_THROUGHPUT_RATES = (1000, 2000, 5000, 7000, 10000, 14000, 20000)
 THROUGHPUT_SECONDS = 10
 P99_LIMIT_MS = 100.0
 
@@ -132,7 +132,7 @@ def run_scale_curve(args, gobin, kubeconfig, repetitions, quick):
 
 def run_throughput(args, gobin, kubeconfig, quick, latency_count, replay=False):
     """The sweep through the apiserver (patches), or with replay through the replay peer
-    (latencyreplay.py), whose rates go on until every side's p99 is over the limit."""
+    (latencyreplay.py), whose rates go on until every informer's p99 is over the limit."""
     import latencyreplay
     rates = THROUGHPUT_RATES_QUICK if quick else (
         REPLAY_THROUGHPUT_RATES if replay else THROUGHPUT_RATES)
@@ -159,8 +159,9 @@ def run_throughput(args, gobin, kubeconfig, quick, latency_count, replay=False):
         if sent < 0.9 * rate:
             log(f"the sender reached {sent:.0f}/s of {rate}/s: the sweep stops here")
             break
-        if all(results[label]["p99Ms"] >= P99_LIMIT_MS for label, _, _ in sides):
-            log(f"every side's p99 passed {P99_LIMIT_MS:.0f} ms at {rate}/s: the sweep stops here")
+        if all(results[label]["p99Ms"] >= P99_LIMIT_MS for label, _, _ in sides if label != RAW[0]):
+            log(f"every informer's p99 passed {P99_LIMIT_MS:.0f} ms at {rate}/s: the sweep stops "
+                "here")
             break
     print_table([("rate /s", 7, "{:,}"), ("sent /s", 7, "{:,.0f}"), ("informer", 40, None),
                  ("p50 ms", 8, "{:.2f}"), ("p99 ms", 8, "{:.2f}"), ("max ms", 8, "{:.1f}"),
@@ -169,7 +170,7 @@ def run_throughput(args, gobin, kubeconfig, quick, latency_count, replay=False):
               "updates through the apiserver")
     print(f"(watch throughput: {seconds} s of {source} at each rate over {latency_count:,} "
           f"ConfigMaps, every side at once; the sweep stops where the sender falls 10 % short "
-          f"or every side's p99 passed {P99_LIMIT_MS:.0f} ms)")
+          f"or every informer's p99 passed {P99_LIMIT_MS:.0f} ms)")
     print()
     print_table([("informer", 40, None), (f"highest rate with p99 < {P99_LIMIT_MS:.0f} ms", 32,
                                           None)],

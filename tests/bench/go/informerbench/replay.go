@@ -59,8 +59,9 @@ import (
 )
 
 // Frames a slow watch may have queued before it is cut off (more than a whole run's events at
-// 5,000/s for 10 s): a side that falls that far behind fails its run rather than stall others.
-const replayQueueFrames = 1 << 16
+// 20,000/s for 10 s, the throughput sweep's last step): a side that falls that far behind fails
+// its run rather than stall the others.
+const replayQueueFrames = 1 << 18
 
 const (
 	tsPlaceholder = "QCMREPLAYTS"
