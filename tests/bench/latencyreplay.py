@@ -57,9 +57,10 @@ class Replay:
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.err, text=True)
         words = self.process.stdout.readline().split()
         if len(words) != 4 or words[0] != "LISTENING":
+            self.process.wait(timeout=10)
+            message = self.stderr()
             self.close()
-            raise SystemExit(f"informer bench: the replay peer did not start: {words} "
-                             f"{self.stderr()}")
+            raise SystemExit(f"informer bench: the replay peer did not start: {words} {message}")
         self.kubeconfig = os.path.join(directory, "replay.kubeconfig")
         fd = os.open(self.kubeconfig, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "w") as f:

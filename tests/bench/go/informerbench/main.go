@@ -592,6 +592,13 @@ func (c *common) rawGetter(accept string) func(query url.Values, gzip bool) (*ht
 	}
 }
 
+// The query of a WatchList stream, as client-go's reflector asks for one: the initial events,
+// then a bookmark annotated k8s.io/initial-events-end.
+func watchListQuery() url.Values {
+	return url.Values{"watch": {"1"}, "sendInitialEvents": {"true"}, "allowWatchBookmarks": {"true"},
+		"resourceVersionMatch": {"NotOlderThan"}, "timeoutSeconds": {"600"}}
+}
+
 // The raw watch of -client raw: a list of one for the version and the count, then the watch
 // from that version, each MODIFIED line handed to record as a rawEvent.
 func rawWatch(c *common, expect int, record func(obj interface{})) {
@@ -777,9 +784,7 @@ func floor(args []string) {
 	// WatchList: read the stream until the initial-events-end bookmark (JSON lines, or the
 	// annotation's bytes inside a protobuf frame).
 	start := time.Now()
-	response, err := get(url.Values{"watch": {"1"}, "sendInitialEvents": {"true"},
-		"allowWatchBookmarks": {"true"}, "resourceVersionMatch": {"NotOlderThan"},
-		"timeoutSeconds": {"600"}}, false)
+	response, err := get(watchListQuery(), false)
 	if err != nil || response.StatusCode != 200 {
 		fail("watchlist: %v", err)
 	}

@@ -7,7 +7,8 @@
 //	    prints "LISTENING <url> <token> <CA, base64 PEM>", then reads commands on stdin:
 //	    "send M R W": waits (10 s at most) until W watches of the namespace's ConfigMaps are
 //	    live, sends M MODIFIED events at R a second to every one of them, and prints
-//	    {"updates":..,"seconds":..,"rate":..,"late":..,"watchers":..}
+//	    {"updates":..,"seconds":..,"rate":..,"late":..,"watchers":..,"cut":..} (cut: watches
+//	    dropped for falling 2^18 frames behind)
 //
 // Every request is a read of the real server, forwarded with K's credentials, except the
 // live part of a watch of NS's ConfigMaps: the request goes to the apiserver too, its initial
@@ -105,7 +106,7 @@ func replay(args []string) {
 	}
 	s := &replayServer{upstream: upstream, transport: transport, token: hex.EncodeToString(key),
 		path: "/api/v1/namespaces/" + c.namespace + "/configmaps", watches: map[*replayWatch]struct{}{}}
-	s.snapshot()
+	s.snapshot(c.rawGetter("application/json"))
 
 	listener, err := net.Listen("tcp", *listen)
 	if err != nil {
@@ -158,12 +159,8 @@ func replayCertificate() (tls.Certificate, []byte) {
 // event template from the server's own frame: its ADDED made MODIFIED, its resourceVersion
 // and data.ts (added where it has none) made placeholders. So the replayed frames are the
 // server's bytes, field order included.
-func (s *replayServer) snapshot() {
-	query := url.Values{"watch": {"1"}, "sendInitialEvents": {"true"}, "allowWatchBookmarks": {"true"},
-		"resourceVersionMatch": {"NotOlderThan"}, "timeoutSeconds": {"600"}}
-	request, _ := http.NewRequest("GET", s.upstreamURL(s.path, query.Encode()), nil)
-	request.Header.Set("Accept", "application/json")
-	response, err := s.transport.RoundTrip(request)
+func (s *replayServer) snapshot(get func(query url.Values, gzip bool) (*http.Response, error)) {
+	response, err := get(watchListQuery(), false)
 	if err != nil || response.StatusCode != 200 {
 		fail("replay: WatchList of %s: %v %v", s.path, err, response)
 	}
@@ -175,8 +172,7 @@ func (s *replayServer) snapshot() {
 		if err != nil {
 			fail("replay: WatchList of %s ended before its bookmark: %v", s.path, err)
 		}
-		if bytes.HasPrefix(line, []byte(`{"type":"BOOKMARK",`)) &&
-			bytes.Contains(line, []byte(`"k8s.io/initial-events-end":"true"`)) {
+		if isInitialEventsEnd(line) {
 			m := resourceVersionField.FindSubmatch(line)
 			if m == nil {
 				fail("replay: the bookmark has no resourceVersion: %s", line)
@@ -208,6 +204,13 @@ func (s *replayServer) snapshot() {
 	if len(s.templates) == 0 {
 		fail("replay: %s holds no ConfigMaps", s.path)
 	}
+}
+
+// isInitialEventsEnd: the JSON watch line is the bookmark that ends a WatchList's initial
+// events.
+func isInitialEventsEnd(line []byte) bool {
+	return bytes.HasPrefix(line, []byte(`{"type":"BOOKMARK",`)) &&
+		bytes.Contains(line, []byte(`"k8s.io/initial-events-end":"true"`))
 }
 
 var (
@@ -291,7 +294,6 @@ func (s *replayServer) serveWatch(w http.ResponseWriter, r *http.Request, initia
 		defer cancel()
 		reader := bufio.NewReaderSize(response.Body, 1<<20)
 		live := !initialEvents
-		end := []byte(`"k8s.io/initial-events-end":"true"`)
 		for {
 			line, err := reader.ReadSlice('\n')
 			if err != nil {
@@ -301,7 +303,7 @@ func (s *replayServer) serveWatch(w http.ResponseWriter, r *http.Request, initia
 				continue
 			}
 			watch.out <- append([]byte(nil), line...)
-			if bytes.Contains(line, end) && bytes.Contains(line, []byte(`"type":"BOOKMARK"`)) {
+			if isInitialEventsEnd(line) {
 				s.register(watch)
 				live = true
 			}
