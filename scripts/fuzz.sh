@@ -18,7 +18,7 @@ dir="$here/build-fuzz"
 harnesses=("$@")
 if ((${#harnesses[@]} == 0)); then
     harnesses=(duration config pluginmetadata kubeconfig labelselector lockrecord execcredential
-        json watchframes status reviews typed crds epoch)
+        json watchframes http1response status reviews typed crds epoch leasecandidate)
 fi
 
 CC=clang CXX=clang++ cmake -S "$here" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \

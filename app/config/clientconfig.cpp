@@ -62,7 +62,23 @@ Result<client::RestConfig> buildClientConfig(const ControllerManagerConfig &conf
     rest.burst = config.kubeApiBurst == 0 ? DefaultBurst : config.kubeApiBurst;
     rest.maxResponseBytes = config.maxResponseBytes;
     rest.maxWatchEventBytes = config.maxWatchEventBytes;
+    rest.watchTransport = config.watchTransport;
     return rest;
+}
+
+Result<client::RestConfig::WatchTransport> parseWatchTransport(const QString &text)
+{
+    if (text == QLatin1String("dedicated"))
+        return client::RestConfig::WatchTransport::Dedicated;
+    if (text == QLatin1String("shared"))
+        return client::RestConfig::WatchTransport::Shared;
+    return Error {{}, {}, QStringLiteral("must be dedicated or shared, not \"%1\"").arg(text)};
+}
+
+QString watchTransportName(client::RestConfig::WatchTransport transport)
+{
+    return transport == client::RestConfig::WatchTransport::Shared ? QStringLiteral("shared")
+                                                                   : QStringLiteral("dedicated");
 }
 
 } // namespace qcm::host

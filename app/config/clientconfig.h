@@ -19,4 +19,8 @@ namespace qcm::host {
 
 Result<client::RestConfig> buildClientConfig(const ControllerManagerConfig &config);
 
+// clientConnection.watchTransport: "dedicated" or "shared" (docs/client.md, "Watch transport").
+Result<client::RestConfig::WatchTransport> parseWatchTransport(const QString &text);
+QString watchTransportName(client::RestConfig::WatchTransport transport);
+
 } // namespace qcm::host

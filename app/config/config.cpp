@@ -2,6 +2,7 @@
 #include "config/config.h"
 
 #include "auth/delegatingauthorizer.h"
+#include "config/clientconfig.h"
 #include "config/configschema.h"
 #include "config/scalars.h"
 #include "config/yamlsupport.h"
@@ -373,6 +374,9 @@ Result<ControllerManagerConfig> parseConfig(const QByteArray &yaml, const QStrin
                 [&](qint64 v) { config.maxWatchEventBytes = v; });
             r.integer(cc, "burst", path, 0, std::numeric_limits<int>::max(),
                 [&](qint64 v) { config.kubeApiBurst = int(v); });
+            r.value<client::RestConfig::WatchTransport>(cc, "watchTransport", path,
+                QStringLiteral("dedicated or shared"), parseWatchTransport,
+                [&](client::RestConfig::WatchTransport t) { config.watchTransport = t; });
         }
     }
     r.stringList(root, "pluginDirs", {}, config.pluginDirs, true);

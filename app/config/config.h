@@ -121,6 +121,8 @@ struct ControllerManagerConfig
     // The REST client's limits (client::RestConfig, docs/security.md).
     qint64 maxResponseBytes = client::RestConfig::DefaultMaxResponseBytes;
     qint64 maxWatchEventBytes = client::RestConfig::DefaultMaxWatchEventBytes;
+    client::RestConfig::WatchTransport watchTransport
+        = client::RestConfig::WatchTransport::Dedicated;
     QStringList pluginDirs;
     PluginTrust pluginTrust = PluginTrust::Strict; // plugins/plugintrust.h
     QStringList controllers {QStringLiteral("*")};

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "config/configdiff.h"
 
+#include "config/clientconfig.h"
 #include "config/duration.h"
 #include "plugins/controllerselection.h"
 
@@ -119,6 +120,10 @@ QString shown(PluginTrust trust)
 {
     return pluginTrustName(trust);
 }
+QString shown(client::RestConfig::WatchTransport transport)
+{
+    return watchTransportName(transport);
+}
 
 QString shown(LeaderElectionMode mode)
 {
@@ -199,6 +204,7 @@ ConfigDiff diffConfigs(const ControllerManagerConfig &running, const ControllerM
     r.field("clientConnection.maxResponseBytes", running.maxResponseBytes, next.maxResponseBytes);
     r.field(
         "clientConnection.maxWatchEventBytes", running.maxWatchEventBytes, next.maxWatchEventBytes);
+    r.field("clientConnection.watchTransport", running.watchTransport, next.watchTransport);
     r.field("pluginDirs", running.pluginDirs, next.pluginDirs);
     r.field("pluginTrust", running.pluginTrust, next.pluginTrust);
     const LeaderElectionConfig &a = running.leaderElection;

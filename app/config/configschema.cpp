@@ -38,6 +38,10 @@ QList<ConfigField> build()
         field("clientConnection.maxWatchEventBytes", "integer >= 1024", "67108864", "", Restart,
             "The largest single watch event; a larger one is reported as a malformed frame and "
             "skipped, and the watch goes on."),
+        field("clientConnection.watchTransport", "string", "dedicated", "", Restart,
+            "dedicated gives each watch an HTTP/1.1 connection of its own, read on the client's "
+            "I/O thread (fewer thread wakes per event); shared multiplexes the watches onto the "
+            "requests' HTTP/2 connection, as client-go does (fewer connections)."),
         field("pluginDirs", "list of paths", "<qcm's directory>/../lib/qcm/plugins", "--plugin-dir",
             Restart,
             "The directories whose *.so files are plugins (not recursive, in name order). "

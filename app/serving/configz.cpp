@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "serving/configz.h"
 
+#include "config/clientconfig.h"
 #include "config/duration.h"
 
 #include <qcm/client/restconfig.h>
@@ -156,7 +157,8 @@ QJsonObject configzJson(const ControllerManagerConfig &config, const QStringList
             QJsonObject {{QStringLiteral("qps"), config.kubeApiQps},
                 {QStringLiteral("burst"), config.kubeApiBurst},
                 {QStringLiteral("maxResponseBytes"), double(config.maxResponseBytes)},
-                {QStringLiteral("maxWatchEventBytes"), double(config.maxWatchEventBytes)}}},
+                {QStringLiteral("maxWatchEventBytes"), double(config.maxWatchEventBytes)},
+                {QStringLiteral("watchTransport"), watchTransportName(config.watchTransport)}}},
         {QStringLiteral("pluginDirs"), stringArray(config.pluginDirs, secrets)},
         {QStringLiteral("pluginTrust"), pluginTrustName(config.pluginTrust)},
         {QStringLiteral("controllers"), stringArray(config.controllers, secrets)},

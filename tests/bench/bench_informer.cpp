@@ -20,7 +20,9 @@
 //
 // The RestClient has no client-side rate limit (qps 0), as on the client-go side (QPS -1).
 // It decodes with the default codec (LazyJsonCodec), or with QtJsonCodec when
-// QCM_BENCH_CODEC=qtjson (to compare the two; run_bench.py does not set it).
+// QCM_BENCH_CODEC=qtjson (to compare the two; run_bench.py does not set it). Its watches take
+// the default transport (a dedicated HTTP/1.1 connection each), or the requests' HTTP/2
+// connection when QCM_BENCH_WATCH_TRANSPORT=shared (RESULTS.md run 24 compares the two).
 #include <qcm/cache/sharedinformerfactory.h>
 #include <qcm/client/kubeconfig.h>
 
@@ -140,6 +142,8 @@ RestConfig restConfig(const QString &path)
     if (!config)
         fail(config.error().toString());
     config->qps = 0; // no client-side rate limit
+    if (qgetenv("QCM_BENCH_WATCH_TRANSPORT") == "shared")
+        config->watchTransport = RestConfig::WatchTransport::Shared;
     return *config;
 }
 

@@ -3,6 +3,7 @@
 #include "restclientworker_p.h"
 
 #include "connectionhealth_p.h"
+#include "http1watchreply_p.h"
 
 #include <qcm/version.h>
 
@@ -195,7 +196,10 @@ void RestClientWorker::send(
                 + (m_config.username + QLatin1Char(':') + m_config.password).toUtf8().toBase64());
     request.setSslConfiguration(ssl);
 
-    QNetworkReply *reply = m_nam->sendCustomRequest(request, p.spec.verb, p.spec.body);
+    // A dedicated watch is a child of the access manager too, so that shutdown() aborts it.
+    QNetworkReply *reply = watch && m_config.watchTransport == RestConfig::WatchTransport::Dedicated
+        ? new Http1WatchReply(request, m_config.maxResponseBytes, m_nam)
+        : m_nam->sendCustomRequest(request, p.spec.verb, p.spec.body);
     m_health->track(reply);
     auto sslErrors = std::make_shared<QStringList>();
     connect(reply, &QNetworkReply::sslErrors, reply, [sslErrors](const QList<QSslError> &errors) {

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // RestClientWorker: the REST client's I/O thread side. It owns the QNetworkAccessManager, the
 // TLS configuration, the token bucket (QPS and burst) and the credential sources, and sends,
-// retries and finishes every request. Private to the SDK.
+// retries and finishes every request; it opens dedicated watches (http1watchreply_p.h) on
+// connections of their own. Private to the SDK.
 //
 // Thread safety: constructed on the client's thread, then moved to the I/O thread; every
 // member function runs there (RestClient posts to it with QMetaObject::invokeMethod).

@@ -3,6 +3,7 @@
 #include <qcm/client/watch.h>
 
 #include "connectionhealth_p.h"
+#include "http1watchreply_p.h"
 #include "restclientworker_p.h"
 
 #include <QtNetwork/QNetworkReply>
@@ -94,7 +95,9 @@ void Watch::onReadyRead()
         std::lock_guard lock(m_mutex);
         m_http2 = m_reply->attribute(QNetworkRequest::Http2WasUsedAttribute).toBool();
     }
-    for (const WatchEvent &event : m_decoder.feed(m_reply->readAll()))
+    auto *dedicated = dynamic_cast<Http1WatchReply *>(m_reply.data());
+    const QByteArray bytes = dedicated ? dedicated->takeBody() : m_reply->readAll();
+    for (const WatchEvent &event : m_decoder.feed(bytes))
         deliver(event);
 }
 

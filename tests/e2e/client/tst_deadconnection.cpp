@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // e2e: a connection to the real kube-apiserver that a partition leaves dead (no FIN, no RST)
 // is found by the REST client's health check and closed (connectionhealth_p.h, client-go's
-// HTTP/2 ReadIdleTimeout and PingTimeout). The client reaches the apiserver through a TCP
-// proxy in this process that can swallow every byte of the connections open at a moment,
-// both ways, while later connections are forwarded: so only the probe that rides the same
-// HTTP/2 connection can tell that it is dead, as client-go's PING does.
+// HTTP/2 ReadIdleTimeout and PingTimeout), with watches on the requests' HTTP/2 connection
+// (the shared transport) or on connections of their own (the dedicated one, the default). The
+// client reaches the apiserver through a TCP proxy in this process that can swallow every byte of
+// the connections open at a moment, both ways, while later connections are forwarded: so only the
+// probe that rides the same HTTP/2 connection can tell that it is dead, as client-go's PING does.
 #include "../e2esupport.h"
 
 #include <QtCore/QElapsedTimer>
@@ -140,20 +141,36 @@ class tst_DeadConnection : public QObject
     Q_OBJECT
 
 private slots:
-    void aDeadHttp2ConnectionIsLostAndReplaced();
+    void aDeadConnectionIsLostAndReplaced_data();
+    void aDeadConnectionIsLostAndReplaced();
     void everyRequestEndsAfterACutHeals_data();
     void everyRequestEndsAfterACutHeals();
 };
 
-void tst_DeadConnection::aDeadHttp2ConnectionIsLostAndReplaced()
+// Over the shared transport one HTTP/2 connection carries the request and the watch, and only
+// the probe on it can tell that it is dead. Over the dedicated one the watch has a connection
+// of its own, as dead; the probe that finds the requests' connection lost ends it too.
+void tst_DeadConnection::aDeadConnectionIsLostAndReplaced_data()
 {
+    QTest::addColumn<bool>("shared");
+    QTest::addColumn<QList<int>>("connections"); // after the watch, the loss, the new watch
+    QTest::newRow("shared (HTTP/2)") << true << QList<int> {1, 2, 2};
+    QTest::newRow("dedicated watch (HTTP/1.1)") << false << QList<int> {2, 3, 4};
+}
+
+void tst_DeadConnection::aDeadConnectionIsLostAndReplaced()
+{
+    QFETCH(bool, shared);
+    QFETCH(QList<int>, connections);
     RestConfig direct = clusterConfig(QStringLiteral("admin"));
     RestClient admin(direct);
     const QString ns = createNamespace(admin, QStringLiteral("deadconn"));
     BlackholeProxy proxy(direct.server.host(), quint16(direct.server.port()));
-    RestClient client(throughProxy(direct, proxy, 1s, 1s));
+    RestConfig config = throughProxy(direct, proxy, 1s, 1s);
+    if (shared)
+        config.watchTransport = RestConfig::WatchTransport::Shared;
+    RestClient client(config);
 
-    // One HTTP/2 connection carries a request and a watch.
     QFuture<Response> first = client.requestAsync("GET", ConfigMaps.collectionPath(ns));
     QTRY_VERIFY_WITH_TIMEOUT(first.isFinished(), 30000);
     QCOMPARE(first.result().code, 200);
@@ -164,7 +181,8 @@ void tst_DeadConnection::aDeadHttp2ConnectionIsLostAndReplaced()
     QVERIFY(admin.create(ConfigMaps, ns, configMap(ns, QStringLiteral("a"))));
     const auto added = watch->next(30s);
     QVERIFY(added && added->type == WatchEvent::Type::Added);
-    QCOMPARE(proxy.connections(), 1);
+    QCOMPARE(watch->usedHttp2(), shared);
+    QCOMPARE(proxy.connections(), connections.at(0));
 
     // The partition: the connection's bytes go nowhere, and nothing closes it.
     proxy.blackhole();
@@ -192,11 +210,12 @@ void tst_DeadConnection::aDeadHttp2ConnectionIsLostAndReplaced()
     QCOMPARE(get.result().code, 200);
     QVERIFY(get.result().http2);
     QTRY_VERIFY_WITH_TIMEOUT(watch->isFinished(), 5000);
-    QCOMPARE(proxy.connections(), 2);
+    QCOMPARE(proxy.connections(), connections.at(1));
     auto b = admin.get(ConfigMaps, ns, QStringLiteral("b"));
     QVERIFY2(!b && b.error().isNotFound(), "the swallowed POST reached the apiserver");
 
-    // The new connection serves, and a new watch on it sees what happens.
+    // The new connection serves, and a new watch (on it, or on one of its own) sees what
+    // happens.
     auto again = client.watch(ConfigMaps, ns, options);
     QVERIFY(admin.create(ConfigMaps, ns, configMap(ns, QStringLiteral("c"))));
     for (auto event = again->next(30s);; event = again->next(30s)) {
@@ -204,7 +223,7 @@ void tst_DeadConnection::aDeadHttp2ConnectionIsLostAndReplaced()
         if (event->object.name() == QStringLiteral("c"))
             break;
     }
-    QCOMPARE(proxy.connections(), 2);
+    QCOMPARE(proxy.connections(), connections.at(2));
 }
 
 // A partition as the scale-out chaos tests make one: requests sent during it wait on a
@@ -217,9 +236,11 @@ void tst_DeadConnection::everyRequestEndsAfterACutHeals_data()
     QTest::addColumn<int>("readIdleSeconds");
     QTest::addColumn<int>("pingSeconds");
     QTest::addColumn<int>("cutMs");
+    QTest::addColumn<bool>("shared"); // the watches on the requests' HTTP/2 connection
     // The chaos tests' case: client-go's 30 s / 15 s, a cut the health check never sees.
-    QTest::newRow("shorter than the health check") << 30 << 15 << 2000;
-    QTest::newRow("found by the health check") << 2 << 1 << 4000;
+    QTest::newRow("shorter than the health check") << 30 << 15 << 2000 << false;
+    QTest::newRow("found by the health check") << 2 << 1 << 4000 << false;
+    QTest::newRow("found by the health check, shared") << 2 << 1 << 4000 << true;
 }
 
 void tst_DeadConnection::everyRequestEndsAfterACutHeals()
@@ -227,12 +248,16 @@ void tst_DeadConnection::everyRequestEndsAfterACutHeals()
     QFETCH(int, readIdleSeconds);
     QFETCH(int, pingSeconds);
     QFETCH(int, cutMs);
+    QFETCH(bool, shared);
     RestConfig direct = clusterConfig(QStringLiteral("admin"));
     RestClient admin(direct);
     const QString ns = createNamespace(admin, QStringLiteral("cutheal"));
     BlackholeProxy proxy(direct.server.host(), quint16(direct.server.port()));
-    RestClient client(throughProxy(
-        direct, proxy, std::chrono::seconds(readIdleSeconds), std::chrono::seconds(pingSeconds)));
+    RestConfig config = throughProxy(
+        direct, proxy, std::chrono::seconds(readIdleSeconds), std::chrono::seconds(pingSeconds));
+    if (shared)
+        config.watchTransport = RestConfig::WatchTransport::Shared;
+    RestClient client(config);
     QVERIFY(client.get(ConfigMaps, ns, QStringLiteral("none")).error().isNotFound());
     ListOptions options;
     options.timeoutSeconds = 600;

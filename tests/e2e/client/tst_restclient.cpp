@@ -318,6 +318,7 @@ void tst_RestClient::watchInOrderWithBookmarksAndResume()
     QCOMPARE(types,
         (QList<WatchEvent::Type> {
             WatchEvent::Type::Added, WatchEvent::Type::Modified, WatchEvent::Type::Deleted}));
+    QVERIFY(!watch->usedHttp2()); // the default: a dedicated HTTP/1.1 connection, over TLS
     watch->stop();
     QTRY_VERIFY(watch->isFinished());
 
@@ -477,12 +478,16 @@ void tst_RestClient::wrongCaFailsClearly()
 void tst_RestClient::fiftyWatchesAndRequestsShareHttp2()
 {
     const QString ns = createNamespace(*m_client, QStringLiteral("fifty"));
+    // Over the shared transport (RestConfig::WatchTransport::Shared): one HTTP/2 connection.
+    RestConfig config = clusterConfig(QStringLiteral("admin"));
+    config.watchTransport = RestConfig::WatchTransport::Shared;
+    RestClient shared(config);
     std::vector<std::shared_ptr<Watch>> watches;
     for (int i = 0; i < 50; ++i) {
         ListOptions options;
         options.labelSelector = QStringLiteral("w=%1").arg(i);
         options.timeoutSeconds = 120;
-        watches.push_back(m_client->watch(ConfigMaps, ns, options));
+        watches.push_back(shared.watch(ConfigMaps, ns, options));
     }
     // 200 requests from 8 threads while the 50 watches are open.
     std::atomic<int> failures {0};
@@ -494,7 +499,7 @@ void tst_RestClient::fiftyWatchesAndRequestsShareHttp2()
     for (int i = 0; i < 200; ++i) {
         pool.start([&, i] {
             const int w = i % 50;
-            const Response r = m_client->request("POST", ConfigMaps.collectionPath(ns), {},
+            const Response r = shared.request("POST", ConfigMaps.collectionPath(ns), {},
                 QJsonDocument(configMap(ns, QStringLiteral("f%1").arg(i), {},
                                   {{QStringLiteral("w"), QString::number(w)}})
                                   .json())

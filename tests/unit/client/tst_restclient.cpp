@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // RestClient against a scripted local HTTP server: retries, the client-side rate limit,
-// headers and authentication, timeouts. (The real apiserver is in tests/e2e.)
+// headers and authentication, timeouts. (The real apiserver is in tests/e2e; the dedicated
+// watch transport in tst_http1watch.cpp.)
 #include <qcm/client/discovery.h>
 #include <qcm/client/restclient.h>
 #include <qcm/version.h>
+
+#include "fakeserver.h"
 
 #include <QtCore/QAbstractEventDispatcher>
 #include <QtCore/QElapsedTimer>
@@ -20,130 +23,18 @@
 using namespace qcm::client;
 using namespace std::chrono_literals;
 
+using namespace qcm::unittest;
+
 namespace {
-
-struct SeenRequest
-{
-    QByteArray method;
-    QByteArray path;
-    QMap<QByteArray, QByteArray> headers; // lower-case names
-    QByteArray body;
-    qint64 atMs = 0;
-};
-
-struct Reply
-{
-    int code = 200;
-    QList<QPair<QByteArray, QByteArray>> headers;
-    QByteArray body = "{}";
-    bool hang = false; // never answer
-    bool drop = false; // close the connection without an answer
-};
-
-// A minimal HTTP/1.1 server on its own thread; `handler` decides every reply.
-class FakeServer : public QObject
-{
-public:
-    std::function<Reply(const SeenRequest &)> handler;
-
-    FakeServer()
-    {
-        moveToThread(&m_thread);
-        m_thread.start();
-        QMetaObject::invokeMethod(
-            this,
-            [this] {
-                m_server = new QTcpServer(this);
-                m_server->listen(QHostAddress::LocalHost, 0);
-                connect(m_server, &QTcpServer::newConnection, this, [this] {
-                    while (QTcpSocket *socket = m_server->nextPendingConnection())
-                        connect(socket, &QTcpSocket::readyRead, this,
-                            [this, socket] { serve(socket); });
-                });
-            },
-            Qt::BlockingQueuedConnection);
-        m_clock.start();
-    }
-
-    ~FakeServer() override
-    {
-        QMetaObject::invokeMethod(
-            this, [this] { delete m_server; }, Qt::BlockingQueuedConnection);
-        m_thread.quit();
-        m_thread.wait();
-    }
-
-    QUrl url() const
-    {
-        return QUrl(QStringLiteral("http://127.0.0.1:%1").arg(m_server->serverPort()));
-    }
-
-    QList<SeenRequest> seen() const
-    {
-        std::lock_guard lock(m_mutex);
-        return m_seen;
-    }
-
-private:
-    void serve(QTcpSocket *socket)
-    {
-        QByteArray &buffer = m_buffers[socket];
-        buffer += socket->readAll();
-        for (;;) {
-            const qsizetype end = buffer.indexOf("\r\n\r\n");
-            if (end < 0)
-                return;
-            SeenRequest request;
-            const QList<QByteArray> lines = buffer.left(end).split('\n');
-            const QList<QByteArray> first = lines.value(0).trimmed().split(' ');
-            request.method = first.value(0);
-            request.path = first.value(1);
-            for (qsizetype i = 1; i < lines.size(); ++i) {
-                const qsizetype colon = lines[i].indexOf(':');
-                if (colon > 0)
-                    request.headers.insert(lines[i].left(colon).trimmed().toLower(),
-                        lines[i].mid(colon + 1).trimmed());
-            }
-            const int length = request.headers.value("content-length").toInt();
-            if (buffer.size() < end + 4 + length)
-                return;
-            request.body = buffer.mid(end + 4, length);
-            buffer.remove(0, end + 4 + length);
-            request.atMs = m_clock.elapsed();
-            {
-                std::lock_guard lock(m_mutex);
-                m_seen << request;
-            }
-            const Reply reply = handler ? handler(request) : Reply {};
-            if (reply.hang)
-                continue;
-            if (reply.drop) {
-                socket->abort();
-                return;
-            }
-            QByteArray out = "HTTP/1.1 " + QByteArray::number(reply.code)
-                + " X\r\nContent-Type: application/json\r\n";
-            for (const auto &[name, value] : reply.headers)
-                out += name + ": " + value + "\r\n";
-            out += "Content-Length: " + QByteArray::number(reply.body.size()) + "\r\n\r\n"
-                + reply.body;
-            socket->write(out);
-        }
-    }
-
-    QThread m_thread;
-    QTcpServer *m_server = nullptr;
-    QHash<QTcpSocket *, QByteArray> m_buffers;
-    QElapsedTimer m_clock;
-    mutable std::mutex m_mutex;
-    QList<SeenRequest> m_seen;
-};
 
 RestConfig configFor(const FakeServer &server)
 {
     RestConfig config;
     config.server = server.url();
     config.qps = 0; // no client-side limit unless a test sets one
+    // Watches on the access manager's connections, as requests: tst_http1watch.cpp tests
+    // the dedicated transport.
+    config.watchTransport = RestConfig::WatchTransport::Shared;
     return config;
 }
 

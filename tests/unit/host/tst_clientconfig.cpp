@@ -19,6 +19,7 @@ private slots:
     void kubeconfigWithAndWithoutMaster();
     void rateLimits_data();
     void rateLimits();
+    void watchTransport();
     void responseLimits();
     void errors();
     void serviceAccountDirFromTheEnvironment();
@@ -118,6 +119,30 @@ void tst_ClientConfig::rateLimits()
     QVERIFY(rest.ok());
     QCOMPARE(rest->qps, wantQps);
     QCOMPARE(rest->burst, wantBurst);
+}
+
+// clientConnection.watchTransport reaches the client: dedicated by default, shared on request;
+// any other value is refused with the two it may be.
+void tst_ClientConfig::watchTransport()
+{
+    ControllerManagerConfig config;
+    config.master = QStringLiteral("https://a:1");
+    auto rest = buildClientConfig(config);
+    QVERIFY(rest.ok());
+    QCOMPARE(rest->watchTransport, client::RestConfig::WatchTransport::Dedicated);
+    const auto parsed
+        = parseConfig("clientConnection: {watchTransport: shared}\nmaster: https://a:1\n",
+            QStringLiteral("c.yaml"));
+    QVERIFY(parsed);
+    rest = buildClientConfig(*parsed);
+    QVERIFY(rest.ok());
+    QCOMPARE(rest->watchTransport, client::RestConfig::WatchTransport::Shared);
+    const auto bad
+        = parseConfig("clientConnection: {watchTransport: http2}\n", QStringLiteral("c.yaml"));
+    QVERIFY(!bad);
+    QCOMPARE(bad.error().toString(),
+        QStringLiteral("c.yaml: clientConnection.watchTransport: must be dedicated or shared, "
+                       "not \"http2\" (line 1, column 36)"));
 }
 
 // clientConnection.maxResponseBytes and maxWatchEventBytes reach the client; the defaults

@@ -240,8 +240,7 @@ void tst_Config::badInput_data()
         "workers, shards, resyncPeriod, settings (line 3, column 5)");
     row("unknown in clientConnection", "clientConnection:\n  qpss: 3\n",
         "/etc/qcm/cm.yaml: clientConnection.qpss: unknown field; the fields here are qps, burst, "
-        "maxResponseBytes, maxWatchEventBytes "
-        "(line 2, column 3)");
+        "maxResponseBytes, maxWatchEventBytes, watchTransport (line 2, column 3)");
     row("repeated", "master: a\nmaster: b\n",
         "/etc/qcm/cm.yaml: master: is repeated (line 2, column 1)");
     row("repeated setting", "controllerConfig:\n  foo:\n    settings: {a: 1, a: 2}\n",

@@ -53,6 +53,13 @@ struct RestConfig
     // way (a stranded reply: docs/client.md). Zero readIdleTimeout: no checks.
     Duration readIdleTimeout = std::chrono::seconds(30);
     Duration pingTimeout = std::chrono::seconds(15);
+    // How watches reach the server (docs/client.md, "Watch transport"). Dedicated (the
+    // default): one HTTP/1.1 connection per watch, read on the client's I/O thread where its
+    // events are decoded, so an event wakes one thread less (tests/bench/RESULTS.md run 24).
+    // Shared: on the connections of every other request (HTTP/2, one connection multiplexed,
+    // as client-go's), read by Qt's network thread.
+    enum class WatchTransport { Dedicated, Shared };
+    WatchTransport watchTransport = WatchTransport::Dedicated;
     static constexpr qint64 DefaultMaxResponseBytes = qint64(1) << 30; // 1 GiB
     static constexpr qint64 DefaultMaxWatchEventBytes = 64 * 1024 * 1024; // 64 MiB
 
