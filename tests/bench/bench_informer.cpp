@@ -17,6 +17,15 @@
 //       --stages, a transform (which runs where the event is stored: the REST client's I/O
 //       thread) also records now - data.ts: storeP50Ms, storeP99Ms, the part of the latency
 //       before the last hop to the handler's thread (it reads data.ts, so it costs a little).
+//   qcm_bench_informer latency-floor --kubeconfig K --namespace NS --expect N --updates M
+//       The lower bound of the latency for any informer that keeps qcm's handler contract on
+//       Qt: no informer, no decoding. A QSslSocket on a thread of its own reads the JSON watch
+//       (HTTP/1.1, as the dedicated transport: a list of one for the version, then the watch
+//       from it, as informerbench's -client raw) and finds each MODIFIED line's data.ts by a
+//       byte search; each read's timestamps go to the main thread's event loop in one queued
+//       call, where now - data.ts is recorded. So an event wakes the reading thread and the
+//       receiver, the two wakes the contract needs, and nothing else runs. Prints latency's
+//       JSON.
 //
 // The RestClient has no client-side rate limit (qps 0), as on the client-go side (QPS -1).
 // It decodes with the default codec (LazyJsonCodec), or with QtJsonCodec when
@@ -26,11 +35,19 @@
 #include <qcm/cache/sharedinformerfactory.h>
 #include <qcm/client/kubeconfig.h>
 
+#include "../../sdk/src/client/http1response_p.h"
+
 #include <QtCore/QCommandLineParser>
 #include <QtCore/QCoreApplication>
 #include <QtCore/QFile>
+#include <QtCore/QJsonArray>
 #include <QtCore/QJsonDocument>
+#include <QtCore/QThread>
 #include <QtCore/QTimer>
+#include <QtCore/QUrlQuery>
+#include <QtNetwork/QSslCertificate>
+#include <QtNetwork/QSslConfiguration>
+#include <QtNetwork/QSslSocket>
 
 #include <sys/resource.h>
 
@@ -39,6 +56,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <mutex>
 #include <optional>
 
@@ -303,6 +321,148 @@ int runLatency(const Setup &setup)
     return 0;
 }
 
+// The reading side of latency-floor: on its own thread, one HTTP/1.1 watch.
+class FloorReader : public QObject
+{
+public:
+    FloorReader(RestConfig config, QString target, QObject *receiver,
+        std::function<void(std::vector<qint64>)> deliver)
+        : m_config(std::move(config))
+        , m_target(std::move(target))
+        , m_receiver(receiver)
+        , m_deliver(std::move(deliver))
+    { }
+
+    std::atomic<bool> watching {false}; // its 200 came
+
+    void start()
+    {
+        m_socket = new QSslSocket(this);
+        QSslConfiguration ssl = QSslConfiguration::defaultConfiguration();
+        if (!m_config.caData.isEmpty())
+            ssl.setCaCertificates(QSslCertificate::fromData(m_config.caData, QSsl::Pem));
+        ssl.setAllowedNextProtocols({QSslConfiguration::NextProtocolHttp1_1});
+        m_socket->setSslConfiguration(ssl);
+        QObject::connect(m_socket, &QSslSocket::encrypted, this, [this] {
+            m_socket->write("GET " + m_target.toLatin1()
+                + " HTTP/1.1\r\nHost: " + m_config.server.authority().toLatin1()
+                + "\r\nAuthorization: Bearer " + m_config.bearerToken.toLatin1()
+                + "\r\nAccept: application/json\r\nConnection: close\r\n\r\n");
+        });
+        QObject::connect(m_socket, &QSslSocket::readyRead, this, [this] { read(); });
+        QObject::connect(m_socket, &QAbstractSocket::errorOccurred, this,
+            [this] { fail(QStringLiteral("latency-floor: ") + m_socket->errorString()); });
+        m_socket->connectToHostEncrypted(
+            m_config.server.host(), quint16(m_config.server.port(443)));
+    }
+
+private:
+    void read()
+    {
+        m_parser.feed(m_socket->readAll(), m_lines);
+        if (m_parser.state() == Http1ResponseParser::State::Failed)
+            fail(QStringLiteral("latency-floor: ") + m_parser.error());
+        if (m_parser.headComplete() && m_parser.statusCode() != 200)
+            fail(QStringLiteral("latency-floor: the watch answered %1").arg(m_parser.statusCode()));
+        if (m_parser.headComplete())
+            watching = true;
+        std::vector<qint64> sent;
+        qsizetype from = 0;
+        for (qsizetype end; (end = m_lines.indexOf('\n', from)) >= 0; from = end + 1) {
+            const QByteArrayView line = QByteArrayView(m_lines).sliced(from, end - from);
+            if (!line.contains(R"("type":"MODIFIED")"))
+                continue;
+            const qsizetype at = line.indexOf(R"("ts":")");
+            if (at < 0)
+                continue;
+            qint64 v = 0;
+            for (qsizetype i = at + 6; i < line.size() && line.at(i) >= '0' && line.at(i) <= '9';
+                 ++i)
+                v = v * 10 + (line.at(i) - '0');
+            sent.push_back(v);
+        }
+        m_lines.remove(0, from);
+        if (!sent.empty())
+            QMetaObject::invokeMethod(
+                m_receiver,
+                [this, sent = std::move(sent)]() mutable { m_deliver(std::move(sent)); },
+                Qt::QueuedConnection);
+    }
+
+    RestConfig m_config;
+    QString m_target;
+    QObject *m_receiver;
+    std::function<void(std::vector<qint64>)> m_deliver;
+    QSslSocket *m_socket = nullptr;
+    Http1ResponseParser m_parser;
+    QByteArray m_lines;
+};
+
+int runLatencyFloor(const Setup &setup)
+{
+    const RestConfig config = restConfig(setup.kubeconfig);
+    if (config.bearerToken.isEmpty() || config.server.scheme() != QLatin1String("https"))
+        fail(QStringLiteral("latency-floor needs an https server and a bearer token"));
+    RestClient client(config);
+    const QString path
+        = QStringLiteral("/api/v1/namespaces/%1/configmaps").arg(setup.namespaceName);
+    QUrlQuery one;
+    one.addQueryItem(QStringLiteral("limit"), QStringLiteral("1"));
+    const Response list = client.request("GET", path, one);
+    if (!list.isSuccess())
+        fail(QStringLiteral("latency-floor: the list answered %1").arg(list.code));
+    const QJsonObject metadata
+        = QJsonDocument::fromJson(list.body).object().value(QStringLiteral("metadata")).toObject();
+    const int count = QJsonDocument::fromJson(list.body)
+                          .object()
+                          .value(QStringLiteral("items"))
+                          .toArray()
+                          .size()
+        + metadata.value(QStringLiteral("remainingItemCount")).toInt();
+    if (count != setup.expect)
+        fail(QStringLiteral("the namespace holds %1 objects, expected %2")
+                 .arg(count)
+                 .arg(setup.expect));
+    const QString target = path
+        + QStringLiteral("?watch=1&resourceVersion=%1&timeoutSeconds=3600")
+              .arg(metadata.value(QStringLiteral("resourceVersion")).toString());
+
+    QObject receiver;
+    std::vector<qint64> samples;
+    samples.reserve(size_t(setup.updates));
+    const qint64 readyAt = nowUnixNs();
+    QThread thread;
+    FloorReader reader(config, target, &receiver, [&](std::vector<qint64> sent) {
+        const qint64 now = nowUnixNs();
+        for (const qint64 s : sent) {
+            if (s < readyAt || int(samples.size()) >= setup.updates)
+                continue;
+            samples.push_back(now - s);
+            if (int(samples.size()) == setup.updates)
+                QCoreApplication::quit();
+        }
+    });
+    reader.moveToThread(&thread);
+    thread.start();
+    QMetaObject::invokeMethod(&reader, [&reader] { reader.start(); });
+    armTimeout(setup.timeoutSeconds, "the watch");
+    while (!reader.watching)
+        QCoreApplication::processEvents(QEventLoop::AllEvents, 50);
+    const double cpuBefore = cpuSeconds();
+    std::printf("READY\n");
+    std::fflush(stdout);
+    QCoreApplication::exec();
+    const double cpu = cpuSeconds() - cpuBefore;
+    std::sort(samples.begin(), samples.end());
+    printJson({{QStringLiteral("count"), qint64(samples.size())},
+        {QStringLiteral("p50Ms"), percentile(samples, 0.50)},
+        {QStringLiteral("p90Ms"), percentile(samples, 0.90)},
+        {QStringLiteral("p99Ms"), percentile(samples, 0.99)},
+        {QStringLiteral("maxMs"), percentile(samples, 1.0)}, {QStringLiteral("cpuSeconds"), cpu},
+        {QStringLiteral("peakRssKiB"), memory().peakKiB}});
+    std::_Exit(0); // the reader's thread still holds its watch
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -352,6 +512,11 @@ int main(int argc, char **argv)
         if (setup.updates <= 0)
             fail(QStringLiteral("latency needs --updates > 0"));
         return runLatency(setup);
+    }
+    if (positional[0] == QLatin1String("latency-floor")) {
+        if (setup.updates <= 0)
+            fail(QStringLiteral("latency-floor needs --updates > 0"));
+        return runLatencyFloor(setup);
     }
     fail(QStringLiteral("unknown mode \"%1\"").arg(positional[0]));
 }

@@ -39,19 +39,23 @@ ConnectionHealth::ConnectionHealth(QNetworkAccessManager *nam, QString server,
     connect(&m_timer, &QTimer::timeout, this, &ConnectionHealth::check);
 }
 
-void ConnectionHealth::track(QNetworkReply *reply)
+void ConnectionHealth::track(QNetworkReply *reply, bool ownConnection)
 {
     if (m_readIdleTimeout <= std::chrono::milliseconds::zero())
         return;
     const auto now = SteadyClock::now();
     if (m_inFlight.isEmpty()) // idleness counts from here: nothing was awaited before
         m_lastReceived = now;
-    m_inFlight.insert(reply, {m_breaks, !m_confirmed, false, now});
+    m_inFlight.insert(reply, {m_breaks, !m_confirmed, false, now, ownConnection});
     if (!m_probe && !m_timer.isActive())
         m_timer.start(m_readIdleTimeout);
     connect(reply, &QNetworkReply::metaDataChanged, this, [this, reply] { received(reply); });
     connect(reply, &QNetworkReply::readyRead, this, [this, reply] { received(reply); });
-    connect(reply, &QNetworkReply::finished, this, [this, reply] {
+    connect(reply, &QNetworkReply::finished, this, [this, reply, ownConnection] {
+        if (ownConnection) { // its connection's end says nothing about the others'
+            m_inFlight.remove(reply);
+            return;
+        }
         // A transport error (Qt's network and proxy errors; a watch's too, after its 200)
         // other than an abort of ours: its connection failed under it.
         const QNetworkReply::NetworkError error = reply->error();
@@ -73,8 +77,12 @@ QString ConnectionHealth::lostReason(const QNetworkReply *reply)
 
 void ConnectionHealth::received(QNetworkReply *reply)
 {
-    m_lastReceived = SteadyClock::now();
     const auto it = m_inFlight.find(reply);
+    if (it != m_inFlight.end() && it->ownConnection) {
+        it->lastReceived = SteadyClock::now();
+        return; // not the shared connections' traffic
+    }
+    m_lastReceived = SteadyClock::now();
     if (it == m_inFlight.end())
         return;
     it->lastReceived = m_lastReceived;
@@ -147,7 +155,7 @@ ConnectionHealth::SteadyClock::time_point ConnectionHealth::abortStranded(
     auto next = SteadyClock::time_point::max();
     QList<QNetworkReply *> stranded;
     for (auto it = m_inFlight.cbegin(); it != m_inFlight.cend(); ++it) {
-        if (it->heard || (it->breaks == m_breaks && !it->unconfirmed))
+        if (it->ownConnection || it->heard || (it->breaks == m_breaks && !it->unconfirmed))
             continue; // its connection answers, or the probe speaks for it
         const auto since = std::max(it->lastReceived, m_brokeAt);
         if (now - since >= bound)

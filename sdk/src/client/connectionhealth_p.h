@@ -26,6 +26,13 @@
 // stranded and aborted as lost, while new traffic elsewhere keeps the client as a whole from ever
 // looking idle.
 //
+// A reply on a connection of its own (a dedicated watch, http1watchreply_p.h) says nothing
+// about the others: what it receives does not count as the client's traffic, and its
+// connection's break makes no other reply suspect, nor is it ever suspect itself (its TCP
+// keep-alive watches its connection). It is only in flight: it keeps the checks going (so
+// with nothing but such watches open, the probe asks every readIdleTimeout), and a probe that
+// finds the server unreachable ends it with the rest.
+//
 // Thread safety: the RestClientWorker's I/O thread only.
 #pragma once
 
@@ -54,8 +61,9 @@ public:
     ConnectionHealth(QNetworkAccessManager *nam, QString server, Duration readIdleTimeout,
         Duration pingTimeout, std::function<QNetworkReply *()> sendProbe, QObject *parent);
 
-    // Watches `reply` (a request's or a watch's) until it finishes.
-    void track(QNetworkReply *reply);
+    // Watches `reply` (a request's or a watch's) until it finishes; `ownConnection`: it has a
+    // connection to itself (above).
+    void track(QNetworkReply *reply, bool ownConnection = false);
     // Why `reply` was aborted as on a lost connection; empty when it was not.
     static QString lostReason(const QNetworkReply *reply);
 
@@ -68,6 +76,7 @@ private:
         bool unconfirmed = false; // sent after that break, before the client was answered
         bool heard = false; // received something since the last break
         SteadyClock::time_point lastReceived; // its sending, then its last byte
+        bool ownConnection = false; // on a connection of its own: never suspect
     };
 
     void received(QNetworkReply *reply);

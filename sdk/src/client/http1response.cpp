@@ -2,6 +2,7 @@
 // Http1ResponseParser: one HTTP/1.1 response, parsed as its bytes arrive (http1response_p.h).
 #include "http1response_p.h"
 
+#include <algorithm>
 #include <limits>
 
 namespace qcm::client {
@@ -83,10 +84,24 @@ Http1ResponseParser::Http1ResponseParser(qsizetype maxHeadBytes, int maxFields)
 
 QByteArray Http1ResponseParser::header(QByteArrayView name) const
 {
-    for (const auto &[key, value] : m_headers)
-        if (QByteArrayView(key).compare(name, Qt::CaseInsensitive) == 0)
-            return value;
-    return {};
+    QByteArray out;
+    bool first = true;
+    for (const auto &[key, value] : m_headers) {
+        if (QByteArrayView(key).compare(name, Qt::CaseInsensitive) != 0)
+            continue;
+        if (!first)
+            out += ", ";
+        out += value;
+        first = false;
+    }
+    return out;
+}
+
+bool Http1ResponseParser::hasHeader(QByteArrayView name) const
+{
+    return std::any_of(m_headers.begin(), m_headers.end(), [name](const auto &field) {
+        return QByteArrayView(field.first).compare(name, Qt::CaseInsensitive) == 0;
+    });
 }
 
 void Http1ResponseParser::fail(QString reason)
@@ -113,7 +128,6 @@ bool Http1ResponseParser::takeLine(
     m_sectionBytes += m_line.size() + 1;
     if (m_line.endsWith('\r'))
         m_line.chop(1);
-    ++m_lineNumber;
     return true;
 }
 
@@ -204,6 +218,11 @@ void Http1ResponseParser::headEnd()
             return;
         }
         // An interim response: the final one follows.
+        if (++m_interim > MaxInterimResponses) {
+            fail(QStringLiteral("more than %1 interim (1xx) responses, the limit")
+                     .arg(MaxInterimResponses));
+            return;
+        }
         m_headers.clear();
         m_reason.clear();
         m_status = 0;
@@ -243,7 +262,7 @@ void Http1ResponseParser::headEnd()
         m_state = State::Complete;
         return;
     }
-    if (!transfer.isEmpty()) {
+    if (hasHeader("Transfer-Encoding")) {
         if (lengthSeen) {
             fail(QStringLiteral("the response has both Transfer-Encoding and Content-Length "
                                 "(RFC 9112 6.3: a sign of request smuggling)"));
@@ -319,11 +338,15 @@ Http1ResponseParser::State Http1ResponseParser::feed(QByteArrayView data, QByteA
         case Step::Field:
             if (!takeLine(data, at, m_maxHeadBytes, "head"))
                 break;
+            ++m_lineNumber;
             if (m_step == Step::StatusLine)
                 statusLine();
             else
                 field();
             m_line.clear();
+            // The final head was read and its framing accepted.
+            m_headDone
+                = m_state != State::Failed && m_step != Step::StatusLine && m_step != Step::Field;
             break;
         case Step::ChunkSize:
             if (!takeLine(data, at, MaxChunkLineBytes, "chunk size line"))

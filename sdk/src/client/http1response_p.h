@@ -30,6 +30,7 @@ public:
     static constexpr qsizetype DefaultMaxHeadBytes = 64 * 1024; // the status line and fields
     static constexpr int DefaultMaxFields = 128;
     static constexpr qsizetype MaxChunkLineBytes = 4096; // a chunk size and its extensions
+    static constexpr int MaxInterimResponses = 16; // 1xx before the final response
 
     explicit Http1ResponseParser(
         qsizetype maxHeadBytes = DefaultMaxHeadBytes, int maxFields = DefaultMaxFields);
@@ -41,12 +42,16 @@ public:
     State finishOnClose();
 
     State state() const { return m_state; }
-    bool headComplete() const { return m_state == State::Body || m_state == State::Complete; }
+    // The final response's head was read and its framing accepted (it stays so when the body
+    // fails later).
+    bool headComplete() const { return m_headDone; }
     int statusCode() const { return m_status; }
     const QByteArray &reasonPhrase() const { return m_reason; }
     const QList<QPair<QByteArray, QByteArray>> &headers() const { return m_headers; }
-    // The first field named `name` (case-insensitive); empty when there is none.
+    // Every field named `name` (case-insensitive), joined with ", " (RFC 9110 5.3); empty when
+    // there is none.
     QByteArray header(QByteArrayView name) const;
+    bool hasHeader(QByteArrayView name) const;
     // Why it failed ("line 3: ..."); empty unless the state is Failed.
     const QString &error() const { return m_error; }
 
@@ -79,7 +84,9 @@ private:
     Step m_step = Step::StatusLine;
     QByteArray m_line; // the line being read
     qsizetype m_sectionBytes = 0; // of the head or trailer so far, lines and line ends
-    int m_lineNumber = 0; // in the head, for the error messages
+    int m_lineNumber = 0; // of the head (the interim responses' included), for the messages
+    int m_interim = 0; // 1xx responses skipped
+    bool m_headDone = false;
     qint64 m_remaining = 0; // of the chunk or the Content-Length body
     int m_status = 0;
     QByteArray m_reason;

@@ -71,9 +71,13 @@ bool holdsLineBreak(QByteArrayView v)
 
 } // namespace
 
-Http1WatchReply::Http1WatchReply(
-    const QNetworkRequest &request, qint64 maxErrorBodyBytes, QObject *parent)
-    : QNetworkReply(parent), m_maxErrorBodyBytes(maxErrorBodyBytes)
+Http1WatchReply::Http1WatchReply(const QNetworkRequest &request, qint64 maxErrorBodyBytes,
+    Duration readIdleTimeout, Duration pingTimeout, QObject *parent)
+    : QNetworkReply(parent)
+    , m_maxErrorBodyBytes(maxErrorBodyBytes)
+    , m_keepAliveIdle(int(std::chrono::ceil<std::chrono::seconds>(readIdleTimeout).count()))
+    , m_keepAliveInterval(qMax(
+          1, int(std::chrono::ceil<std::chrono::seconds>(pingTimeout / KeepAliveProbes).count())))
 {
     setRequest(request);
     setUrl(request.url());
@@ -152,12 +156,19 @@ void Http1WatchReply::sendRequest()
     m_socket->setSocketOption(QAbstractSocket::LowDelayOption, 1);
     m_socket->setSocketOption(QAbstractSocket::KeepAliveOption, 1);
 #ifdef Q_OS_LINUX
-    // Qt turns keep-alive on with the system's timings (two hours); client-go's dialer probes
-    // after 30 s idle, every 30 s.
-    const int fd = int(m_socket->socketDescriptor());
-    const int seconds = KeepAliveSeconds;
-    ::setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &seconds, sizeof seconds);
-    ::setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &seconds, sizeof seconds);
+    // Qt turns keep-alive on with the system's timings (two hours of silence). This
+    // connection's is the health check's instead: after readIdleTimeout of silence, three
+    // probes pingTimeout / 3 apart; unanswered, the kernel resets the connection, and the
+    // watch ends for its reflector to start the next.
+    if (m_keepAliveIdle > 0) {
+        const int fd = int(m_socket->socketDescriptor());
+        const int idle = m_keepAliveIdle;
+        const int interval = m_keepAliveInterval;
+        const int count = KeepAliveProbes;
+        ::setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof idle);
+        ::setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &interval, sizeof interval);
+        ::setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &count, sizeof count);
+    }
 #endif
     m_socket->write(m_request);
 }
@@ -189,16 +200,22 @@ void Http1WatchReply::onReadyRead()
     }
     const qsizetype before = m_body.size();
     const auto state = m_parser.feed(m_socket->readAll(), m_body);
-    if (!m_headSeen && m_parser.headComplete())
+    if (!m_headSeen && m_parser.headComplete()) {
         headReceived();
+        if (m_ended) // aborted by a metaDataChanged() handler
+            return;
+    }
     if (state == Http1ResponseParser::State::Failed) {
+        // After a 200 head, the body read so far stays for the Watch: as a stream that
+        // breaks, it ends with the events it carried.
         end(ProtocolFailure,
             QStringLiteral("malformed HTTP/1.1 response from %1: %2")
                 .arg(url().authority(), m_parser.error()));
         return;
     }
     const int code = m_parser.statusCode();
-    if (m_headSeen && (code < 200 || code >= 300) && m_body.size() > m_maxErrorBodyBytes) {
+    if (m_headSeen && (code < 200 || code >= 300) && m_maxErrorBodyBytes > 0
+        && m_body.size() > m_maxErrorBodyBytes) {
         m_body.clear();
         m_bodyRead = 0;
         end(ProtocolFailure,
@@ -247,6 +264,8 @@ void Http1WatchReply::abort()
     if (m_ended)
         return;
     close();
+    m_body.clear();
+    m_bodyRead = 0;
     end(OperationCanceledError, QStringLiteral("Operation canceled"));
 }
 

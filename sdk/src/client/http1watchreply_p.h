@@ -11,14 +11,17 @@
 // It is a QNetworkReply, so the Watch, the worker and ConnectionHealth treat it as the access
 // manager's own: the status in HttpStatusCodeAttribute, the fields as raw headers, the body
 // through read(), errorOccurred() and then finished() once, sslErrors() passed on, and abort()
-// ending it at once. The connection is opened within ConnectTimeout, with TCP keep-alive (30 s,
-// as client-go's dialer), and an error body over `maxErrorBodyBytes` ends it with
+// ending it at once. The connection is opened within ConnectTimeout, with TCP keep-alive on the
+// health check's timings, and an error body over `maxErrorBodyBytes` ends it with
 // ProtocolFailure. A malformed response is a ProtocolFailure with the parser's reason.
+// ConnectionHealth tracks it as a reply on a connection of its own (track(reply, true)).
 //
 // Thread safety: a QObject of the I/O thread; use it there only.
 #pragma once
 
 #include "http1response_p.h"
+
+#include <qcm/clock.h>
 
 #include <QtCore/QTimer>
 #include <QtNetwork/QNetworkReply>
@@ -34,11 +37,14 @@ class Http1WatchReply : public QNetworkReply
 {
 public:
     static constexpr std::chrono::seconds ConnectTimeout {30}; // client-go's dialer's
-    static constexpr int KeepAliveSeconds = 30;
+    static constexpr int KeepAliveProbes = 3;
 
     // Sends `request` (its URL, raw headers, TLS configuration and peer verify name) as a GET.
-    Http1WatchReply(
-        const QNetworkRequest &request, qint64 maxErrorBodyBytes, QObject *parent = nullptr);
+    // An error body over `maxErrorBodyBytes` (> 0) ends it; the connection's TCP keep-alive
+    // takes the health check's timings (RestConfig::readIdleTimeout, pingTimeout; zero: the
+    // system's).
+    Http1WatchReply(const QNetworkRequest &request, qint64 maxErrorBodyBytes,
+        Duration readIdleTimeout, Duration pingTimeout, QObject *parent = nullptr);
     ~Http1WatchReply() override;
 
     void abort() override;
@@ -68,6 +74,8 @@ private:
     QByteArray m_body; // received, not yet read
     qsizetype m_bodyRead = 0; // of m_body
     qint64 m_maxErrorBodyBytes;
+    int m_keepAliveIdle; // seconds; 0: the system's keep-alive timings
+    int m_keepAliveInterval; // seconds
     bool m_headSeen = false;
     bool m_ended = false;
 };

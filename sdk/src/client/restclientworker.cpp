@@ -197,10 +197,12 @@ void RestClientWorker::send(
     request.setSslConfiguration(ssl);
 
     // A dedicated watch is a child of the access manager too, so that shutdown() aborts it.
-    QNetworkReply *reply = watch && m_config.watchTransport == RestConfig::WatchTransport::Dedicated
-        ? new Http1WatchReply(request, m_config.maxResponseBytes, m_nam)
-        : m_nam->sendCustomRequest(request, p.spec.verb, p.spec.body);
-    m_health->track(reply);
+    const bool dedicated
+        = watch && m_config.watchTransport == RestConfig::WatchTransport::Dedicated;
+    QNetworkReply *reply = dedicated ? new Http1WatchReply(request, m_config.maxResponseBytes,
+                               m_config.readIdleTimeout, m_config.pingTimeout, m_nam)
+                                     : m_nam->sendCustomRequest(request, p.spec.verb, p.spec.body);
+    m_health->track(reply, dedicated);
     auto sslErrors = std::make_shared<QStringList>();
     connect(reply, &QNetworkReply::sslErrors, reply, [sslErrors](const QList<QSslError> &errors) {
         for (const QSslError &e : errors)

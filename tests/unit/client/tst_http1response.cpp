@@ -64,6 +64,9 @@ private slots:
     void closedEarly_data();
     void closedEarly();
     void bytesAfterTheEndIgnored();
+    void theHeadStaysReadWhenTheBodyFails();
+    void repeatedCodingFieldsAreAllRead();
+    void interimResponsesAreBounded();
 };
 
 void tst_Http1Response::chunkedCutAnywhere()
@@ -247,6 +250,53 @@ void tst_Http1Response::bytesAfterTheEndIgnored()
     QCOMPARE(p.state, State::Complete);
     QCOMPARE(p.status, 200);
     QCOMPARE(p.body, QByteArray("hello, worldabcdefghijklmnopqrstuvwxyz"));
+}
+
+void tst_Http1Response::theHeadStaysReadWhenTheBodyFails()
+{
+    // However the bytes are cut: a 200 head, a chunk, then a bad chunk size.
+    const QByteArray r = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\nzz\r\n";
+    for (qsizetype chunk : {qsizetype(1), qsizetype(7), r.size()}) {
+        Http1ResponseParser parser;
+        QByteArray body;
+        for (qsizetype at = 0; at < r.size(); at += chunk)
+            parser.feed(QByteArrayView(r).sliced(at, qMin(chunk, r.size() - at)), body);
+        QCOMPARE(parser.state(), State::Failed);
+        QVERIFY(parser.headComplete());
+        QCOMPARE(parser.statusCode(), 200);
+        QCOMPARE(body, QByteArray("ok"));
+    }
+}
+
+void tst_Http1Response::repeatedCodingFieldsAreAllRead()
+{
+    const QByteArray ok = "HTTP/1.1 200 OK\r\n";
+    const Parsed te
+        = parse(ok + "Transfer-Encoding: chunked\r\nTransfer-Encoding: gzip\r\n\r\n", 5);
+    QCOMPARE(te.state, State::Failed);
+    QVERIFY2(
+        te.error.contains(QLatin1String("\"chunked, gzip\" is not chunked")), qPrintable(te.error));
+    const Parsed ce = parse(
+        ok + "Content-Encoding: identity\r\nContent-Encoding: gzip\r\nContent-Length: 0\r\n\r\n",
+        5);
+    QCOMPARE(ce.state, State::Failed);
+    QVERIFY2(ce.error.contains(QLatin1String("Content-Encoding \"identity, gzip\"")),
+        qPrintable(ce.error));
+    const Parsed empty = parse(ok + "Transfer-Encoding:\r\n\r\n", 5);
+    QCOMPARE(empty.state, State::Failed);
+    QVERIFY2(empty.error.contains(QLatin1String("Transfer-Encoding \"\" is not chunked")),
+        qPrintable(empty.error));
+}
+
+void tst_Http1Response::interimResponsesAreBounded()
+{
+    QByteArray r;
+    for (int i = 0; i < Http1ResponseParser::MaxInterimResponses; ++i)
+        r += "HTTP/1.1 100 Continue\r\n\r\n";
+    QCOMPARE(parse(r + "HTTP/1.1 204 No Content\r\n\r\n", 11).state, State::Complete);
+    const Parsed over = parse(r + "HTTP/1.1 100 Continue\r\n\r\n", 11);
+    QCOMPARE(over.state, State::Failed);
+    QCOMPARE(over.error, QStringLiteral("more than 16 interim (1xx) responses, the limit"));
 }
 
 QTEST_GUILESS_MAIN(tst_Http1Response)

@@ -66,6 +66,8 @@ private slots:
     void errorBodyOverTheLimit();
     void stopEndsItWithoutAnError();
     void aSilentConnectionIsLost();
+    void watchTrafficDoesNotHideADeadRequestConnection();
+    void aWatchConnectionsBreakMakesNoOtherSuspect();
     void destroyingTheClientEndsIt();
 };
 
@@ -271,6 +273,76 @@ void tst_Http1Watch::aSilentConnectionIsLost()
     QCOMPARE(events.size(), 1);
     QVERIFY2(events.first().startsWith(QStringLiteral("ERROR ConnectionLost: the connection to ")),
         qPrintable(events.first()));
+}
+
+// A dedicated watch's bytes arrive on its own connection: they prove nothing about the
+// requests' one. Here the watch streams while a request hangs on a connection that answers
+// nothing, the probe included: the probe still goes out after readIdleTimeout, and the request
+// fails as lost long before the stream would end.
+void tst_Http1Watch::watchTrafficDoesNotHideADeadRequestConnection()
+{
+    FakeServer server;
+    server.handler = [](const SeenRequest &r) {
+        if (!r.path.contains("watch=true"))
+            return Reply {200, {}, {}, true}; // the request and the probe hang
+        Reply reply;
+        for (int i = 0; i < 50; ++i)
+            reply.chunks << added("e");
+        reply.intervalMs = 100; // 5 s of events
+        return reply;
+    };
+    RestConfig config = dedicated(server);
+    config.readIdleTimeout = 300ms;
+    config.pingTimeout = 200ms;
+    RestClient client(config);
+    auto watch = client.watch(ConfigMaps, QStringLiteral("n"));
+    QVERIFY(watch->next(10s));
+    QElapsedTimer elapsed;
+    elapsed.start();
+    QFuture<Response> post = client.requestAsync("POST", QStringLiteral("/post"), {}, "{}");
+    QTRY_VERIFY_WITH_TIMEOUT(post.isFinished(), 10000);
+    QVERIFY(post.result().transportError);
+    QCOMPARE(post.result().transportError->reason, QStringLiteral("ConnectionLost"));
+    QVERIFY2(elapsed.elapsed() < 3000, qPrintable(QString::number(elapsed.elapsed())));
+}
+
+// One dedicated watch's connection breaks (a server of an HA pair restarting); another, quiet
+// on its own connection while the probes are answered, is not made suspect by it and stays.
+void tst_Http1Watch::aWatchConnectionsBreakMakesNoOtherSuspect()
+{
+    FakeServer server;
+    server.handler = [](const SeenRequest &r) {
+        if (r.path.contains("labelSelector=a")) {
+            Reply reply;
+            reply.chunks = {added("a")};
+            reply.intervalMs = 50; // written before the drop
+            reply.dropAfterChunks = true;
+            return reply;
+        }
+        if (r.path.contains("labelSelector=b"))
+            return Reply {200, {}, {}, true}; // quiet
+        return Reply {}; // the probe: 200
+    };
+    RestConfig config = dedicated(server);
+    config.readIdleTimeout = 300ms;
+    config.pingTimeout = 200ms;
+    RestClient client(config);
+    ListOptions a;
+    a.labelSelector = QStringLiteral("a");
+    ListOptions b;
+    b.labelSelector = QStringLiteral("b");
+    auto quiet = client.watch(ConfigMaps, QStringLiteral("n"), b);
+    auto breaking = client.watch(ConfigMaps, QStringLiteral("n"), a);
+    QCOMPARE(drain(*breaking), QStringList {QStringLiteral("a")});
+    // Well past readIdleTimeout + pingTimeout from the break, with probes answered.
+    QTest::qWait(1500);
+    QVERIFY2(!quiet->isFinished(), "a quiet watch on its own connection was taken as lost");
+    int probes = 0;
+    for (const SeenRequest &r : server.seen())
+        probes += r.path == "/livez";
+    QVERIFY2(probes >= 2, qPrintable(QString::number(probes))); // its checks go on
+    quiet->stop();
+    QTRY_VERIFY(quiet->isFinished());
 }
 
 void tst_Http1Watch::destroyingTheClientEndsIt()
