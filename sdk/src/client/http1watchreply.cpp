@@ -180,7 +180,6 @@ void Http1WatchReply::headReceived()
     setAttribute(
         QNetworkRequest::HttpReasonPhraseAttribute, QString::fromLatin1(m_parser.reasonPhrase()));
     setAttribute(QNetworkRequest::Http2WasUsedAttribute, false);
-    QList<QByteArray> names;
     for (const auto &[name, value] : m_parser.headers()) {
         if (hasRawHeader(name)) // repeated fields join, as the access manager's do
             setRawHeader(name, rawHeader(name) + ", " + value);
