@@ -411,13 +411,9 @@ int runLatencyFloor(const Setup &setup)
     const Response list = client.request("GET", path, one);
     if (!list.isSuccess())
         fail(QStringLiteral("latency-floor: the list answered %1").arg(list.code));
-    const QJsonObject metadata
-        = QJsonDocument::fromJson(list.body).object().value(QStringLiteral("metadata")).toObject();
-    const int count = QJsonDocument::fromJson(list.body)
-                          .object()
-                          .value(QStringLiteral("items"))
-                          .toArray()
-                          .size()
+    const QJsonObject answer = QJsonDocument::fromJson(list.body).object();
+    const QJsonObject metadata = answer.value(QStringLiteral("metadata")).toObject();
+    const int count = answer.value(QStringLiteral("items")).toArray().size()
         + metadata.value(QStringLiteral("remainingItemCount")).toInt();
     if (count != setup.expect)
         fail(QStringLiteral("the namespace holds %1 objects, expected %2")

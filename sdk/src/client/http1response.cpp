@@ -104,6 +104,12 @@ bool Http1ResponseParser::hasHeader(QByteArrayView name) const
     });
 }
 
+void Http1ResponseParser::complete()
+{
+    m_step = Step::Done;
+    m_state = State::Complete;
+}
+
 void Http1ResponseParser::fail(QString reason)
 {
     m_state = State::Failed;
@@ -258,8 +264,7 @@ void Http1ResponseParser::headEnd()
     }
     m_state = State::Body;
     if (m_status == 204 || m_status == 304) {
-        m_step = Step::Done;
-        m_state = State::Complete;
+        complete();
         return;
     }
     if (hasHeader("Transfer-Encoding")) {
@@ -281,8 +286,7 @@ void Http1ResponseParser::headEnd()
         m_remaining = length;
         m_step = Step::LengthBody;
         if (length == 0) {
-            m_step = Step::Done;
-            m_state = State::Complete;
+            complete();
         }
         return;
     }
@@ -320,8 +324,7 @@ void Http1ResponseParser::chunkSize()
 void Http1ResponseParser::trailer()
 {
     if (m_line.isEmpty()) {
-        m_step = Step::Done;
-        m_state = State::Complete;
+        complete();
         return;
     }
     if (!m_line.contains(':') || isWhitespace(m_line.front()))
@@ -362,8 +365,7 @@ Http1ResponseParser::State Http1ResponseParser::feed(QByteArrayView data, QByteA
             m_remaining -= n;
             if (m_remaining == 0) {
                 if (m_step == Step::LengthBody) {
-                    m_step = Step::Done;
-                    m_state = State::Complete;
+                    complete();
                 } else {
                     m_step = Step::ChunkDataEnd;
                     m_sectionBytes = 0;
@@ -406,8 +408,7 @@ Http1ResponseParser::State Http1ResponseParser::finishOnClose()
     if (m_state == State::Failed || m_state == State::Complete)
         return m_state;
     if (m_step == Step::CloseBody) {
-        m_step = Step::Done;
-        m_state = State::Complete;
+        complete();
         return m_state;
     }
     switch (m_step) {

@@ -76,6 +76,7 @@ private:
     void headEnd();
     void chunkSize();
     void trailer();
+    void complete(); // the response's end
     void fail(QString reason);
 
     qsizetype m_maxHeadBytes;
