@@ -15,6 +15,8 @@
 #include <QtNetwork/QTcpServer>
 #include <QtNetwork/QTcpSocket>
 
+#include "takerequest.h"
+
 #include <functional>
 #include <mutex>
 
@@ -93,26 +95,9 @@ private:
     {
         QByteArray &buffer = m_buffers[socket];
         buffer += socket->readAll();
-        for (;;) {
-            const qsizetype end = buffer.indexOf("\r\n\r\n");
-            if (end < 0)
-                return;
-            SeenRequest request;
-            const QList<QByteArray> lines = buffer.left(end).split('\n');
-            const QList<QByteArray> first = lines.value(0).trimmed().split(' ');
-            request.method = first.value(0);
-            request.path = first.value(1);
-            for (qsizetype i = 1; i < lines.size(); ++i) {
-                const qsizetype colon = lines[i].indexOf(':');
-                if (colon > 0)
-                    request.headers.insert(lines[i].left(colon).trimmed().toLower(),
-                        lines[i].mid(colon + 1).trimmed());
-            }
-            const int length = request.headers.value("content-length").toInt();
-            if (buffer.size() < end + 4 + length)
-                return;
-            request.body = buffer.mid(end + 4, length);
-            buffer.remove(0, end + 4 + length);
+        while (std::optional<RawRequest> raw = takeRequest(buffer)) {
+            SeenRequest request {std::move(raw->method), std::move(raw->path),
+                std::move(raw->headers), std::move(raw->body)};
             request.atMs = m_clock.elapsed();
             {
                 std::lock_guard lock(m_mutex);

@@ -11,6 +11,8 @@
 #include <QtNetwork/QTcpServer>
 #include <QtNetwork/QTcpSocket>
 
+#include "../client/takerequest.h"
+
 #include <functional>
 
 namespace qcm::host::testing {
@@ -59,21 +61,9 @@ private:
     {
         QByteArray &buffer = m_buffers[socket];
         buffer += socket->readAll();
-        for (;;) {
-            const qsizetype end = buffer.indexOf("\r\n\r\n");
-            if (end < 0)
-                return;
-            const QList<QByteArray> lines = buffer.left(end).split('\n');
-            qsizetype length = 0;
-            for (const QByteArray &line : lines)
-                if (line.toLower().startsWith("content-length:"))
-                    length = line.mid(15).trimmed().toLongLong();
-            if (buffer.size() < end + 4 + length)
-                return;
-            const QList<QByteArray> first = lines.constFirst().trimmed().split(' ');
-            Request request {first.value(0), QString::fromUtf8(first.value(1)),
-                QJsonDocument::fromJson(buffer.mid(end + 4, length)).object()};
-            buffer.remove(0, end + 4 + length);
+        while (std::optional<unittest::RawRequest> raw = unittest::takeRequest(buffer)) {
+            Request request {raw->method, QString::fromUtf8(raw->path),
+                QJsonDocument::fromJson(raw->body).object()};
             m_requests << request;
             const auto [status, body] = m_handler(request);
             QPointer<QTcpSocket> to(socket);
