@@ -22,6 +22,7 @@ class tst_RateLimiters : public QObject
 private slots:
     void itemExponentialFailureRateLimiter();
     void itemExponentialFailureRateLimiterOverFlow();
+    void itemExponentialFailureRateLimiterAtTheOverflowLine();
     void itemFastSlowRateLimiter();
     void maxOfRateLimiter();
     void withMaxWaitRateLimiter();
@@ -69,6 +70,30 @@ void tst_RateLimiters::itemExponentialFailureRateLimiterOverFlow()
     for (int i = 0; i < 1000; ++i)
         hours.when(QStringLiteral("overflow2"));
     QCOMPARE(hours.when(QStringLiteral("overflow2")), Duration(1000h));
+}
+
+// baseDelay * 2^failures is exact up to the last value under 2^63 ns, and maxDelay from there
+// on; a zero baseDelay stays zero.
+void tst_RateLimiters::itemExponentialFailureRateLimiterAtTheOverflowLine()
+{
+    const Duration max = Duration::max();
+    ItemExponentialFailureRateLimiter<QString> unit(Duration(1), max);
+    for (int i = 0; i < 62; ++i)
+        unit.when(QStringLiteral("k"));
+    QCOMPARE(unit.when(QStringLiteral("k")), Duration(Duration::rep(1) << 62));
+    QCOMPARE(unit.when(QStringLiteral("k")), max); // 2^63 ns
+    QCOMPARE(unit.when(QStringLiteral("k")), max);
+    QCOMPARE(unit.numRequeues(QStringLiteral("k")), 65);
+
+    ItemExponentialFailureRateLimiter<QString> three(Duration(3), max);
+    for (int i = 0; i < 61; ++i)
+        three.when(QStringLiteral("k"));
+    QCOMPARE(three.when(QStringLiteral("k")), Duration(Duration::rep(3) << 61));
+    QCOMPARE(three.when(QStringLiteral("k")), max); // 3 * 2^62 ns
+
+    ItemExponentialFailureRateLimiter<QString> zero(Duration(0), 1s);
+    for (int i = 0; i < 2000; ++i)
+        QCOMPARE(zero.when(QStringLiteral("k")), Duration(0));
 }
 
 // TestItemFastSlowRateLimiter

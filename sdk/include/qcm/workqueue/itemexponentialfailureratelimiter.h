@@ -9,12 +9,10 @@
 // Thread safety: safe from any thread.
 #pragma once
 
+#include <qcm/detail/failurecounts.h>
 #include <qcm/workqueue/ratelimiter.h>
 
-#include <QtCore/QHash>
-
 #include <cmath>
-#include <mutex>
 
 namespace qcm::workqueue {
 
@@ -24,45 +22,36 @@ class ItemExponentialFailureRateLimiter : public RateLimiter<T>
 public:
     ItemExponentialFailureRateLimiter(
         Duration baseDelay, Duration maxDelay, int maxTrackedItems = DefaultMaxTrackedItems)
-        : m_baseDelay(baseDelay), m_maxDelay(maxDelay), m_maxTrackedItems(maxTrackedItems)
+        : m_baseDelay(baseDelay), m_maxDelay(maxDelay), m_failures(maxTrackedItems)
     { }
 
     Duration when(const T &item) override
     {
-        std::lock_guard lock(m_mutex);
-        auto it = m_failures.find(item);
-        if (it == m_failures.end()) {
-            if (m_failures.size() >= m_maxTrackedItems)
-                return m_maxDelay;
-            it = m_failures.insert(item, 0);
-        }
-        const int exp = (*it)++;
-        // Overflow guard: 2^63 ns and more is past any maxDelay.
-        const double backoff = double(m_baseDelay.count()) * std::pow(2.0, double(exp));
-        if (!(backoff < 9223372036854775808.0))
+        const std::optional<int> failures = m_failures.fetchAdd(item);
+        if (!failures)
+            return m_maxDelay;
+        const int exp = *failures;
+        // baseDelay * 2^exp by ldexp (exact, as pow(2, exp) is, without pow's cost). Overflow
+        // guard: 2^63 ns and more is past any maxDelay; with a positive baseDelay every exp
+        // from 63 on is.
+        const Duration::rep base = m_baseDelay.count();
+        if (base > 0 && exp >= 63)
+            return m_maxDelay;
+        const double backoff = std::ldexp(double(base), exp);
+        if (!(std::fabs(backoff) < 9223372036854775808.0))
             return m_maxDelay;
         const Duration calculated(Duration::rep {static_cast<Duration::rep>(backoff)});
         return calculated > m_maxDelay ? m_maxDelay : calculated;
     }
 
-    void forget(const T &item) override
-    {
-        std::lock_guard lock(m_mutex);
-        m_failures.remove(item);
-    }
+    void forget(const T &item) override { m_failures.forget(item); }
 
-    int numRequeues(const T &item) override
-    {
-        std::lock_guard lock(m_mutex);
-        return m_failures.value(item);
-    }
+    int numRequeues(const T &item) override { return m_failures.count(item); }
 
 private:
-    std::mutex m_mutex;
-    QHash<T, int> m_failures; // guarded by m_mutex; at most m_maxTrackedItems entries
     const Duration m_baseDelay;
     const Duration m_maxDelay;
-    const qsizetype m_maxTrackedItems;
+    detail::FailureCounts<T> m_failures;
 };
 
 } // namespace qcm::workqueue

@@ -8,11 +8,8 @@
 // Thread safety: safe from any thread.
 #pragma once
 
+#include <qcm/detail/failurecounts.h>
 #include <qcm/workqueue/ratelimiter.h>
-
-#include <QtCore/QHash>
-
-#include <mutex>
 
 namespace qcm::workqueue {
 
@@ -25,40 +22,24 @@ public:
         : m_fastDelay(fastDelay)
         , m_slowDelay(slowDelay)
         , m_maxFastAttempts(maxFastAttempts)
-        , m_maxTrackedItems(maxTrackedItems)
+        , m_failures(maxTrackedItems)
     { }
 
     Duration when(const T &item) override
     {
-        std::lock_guard lock(m_mutex);
-        auto it = m_failures.find(item);
-        if (it == m_failures.end()) {
-            if (m_failures.size() >= m_maxTrackedItems)
-                return m_slowDelay;
-            it = m_failures.insert(item, 0);
-        }
-        return ++*it <= m_maxFastAttempts ? m_fastDelay : m_slowDelay;
+        const std::optional<int> failures = m_failures.fetchAdd(item);
+        return failures && *failures + 1 <= m_maxFastAttempts ? m_fastDelay : m_slowDelay;
     }
 
-    void forget(const T &item) override
-    {
-        std::lock_guard lock(m_mutex);
-        m_failures.remove(item);
-    }
+    void forget(const T &item) override { m_failures.forget(item); }
 
-    int numRequeues(const T &item) override
-    {
-        std::lock_guard lock(m_mutex);
-        return m_failures.value(item);
-    }
+    int numRequeues(const T &item) override { return m_failures.count(item); }
 
 private:
-    std::mutex m_mutex;
-    QHash<T, int> m_failures; // guarded by m_mutex; at most m_maxTrackedItems entries
     const Duration m_fastDelay;
     const Duration m_slowDelay;
     const int m_maxFastAttempts;
-    const qsizetype m_maxTrackedItems;
+    detail::FailureCounts<T> m_failures;
 };
 
 } // namespace qcm::workqueue
