@@ -10,6 +10,7 @@ import unittest
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import benchruns  # noqa: E402
 import informerbench  # noqa: E402
+import latencyreplay  # noqa: E402
 import run_bench  # noqa: E402
 
 NEAR, FAR = 100, 400
@@ -100,6 +101,81 @@ class LatencyVerdict(unittest.TestCase):
             self.assertEqual(met, "yes")
         rows = self.rows(qcm=(41.0, 114.1), client_go=(37.1, 112.1), raw=(37.5, 115.1))
         self.assertEqual(rows["latency p50"][2], "NO")
+
+
+class QtFloorVerdict(unittest.TestCase):
+    """judge_latency's second bound: where the Qt floor, in rounds of its own, is itself slower
+    than the target against the client-go beside it, the target is 1.1x the floor's ratio."""
+
+    def rows(self, qcm, client_go, floor, beside):
+        def runs(p50, p99):
+            return [{"p50Ms": p50, "p99Ms": p99}]
+        results = {"qcm": runs(*qcm), informerbench.TYPED_JSON: runs(*client_go),
+                   informerbench.RAW[0]: runs(0.05, 0.5), informerbench.QT_FLOOR[0]: runs(*floor),
+                   informerbench.beside_floor(informerbench.TYPED_JSON): runs(*beside)}
+        return {row[1]: (row[2], row[5], row[6], row[7]) for row in
+                informerbench.judge_latency("case", results, (informerbench.TYPED_JSON,))}
+
+    def test_a_floor_that_meets_the_target_changes_nothing(self):
+        # the floor at 0.5x and 0.8x its client-go: qcm is held to 0.8x and 1.0x
+        rows = self.rows(qcm=(0.45, 1.1), client_go=(0.50, 1.0), floor=(0.2, 0.8),
+                         beside=(0.4, 1.0))
+        self.assertEqual(rows["latency p50"], (informerbench.TYPED_JSON, 0.9, 0.8, "NO"))
+        self.assertEqual(rows["latency p99"], (informerbench.TYPED_JSON, 1.1, 1.0, "NO"))
+
+    def test_a_floor_over_the_target_sets_1_1x_its_ratio(self):
+        # the floor at 0.85x its client-go's p50 (its own rounds): reachable 0.935x
+        rows = self.rows(qcm=(0.46, 1.0), client_go=(0.50, 1.0), floor=(0.34, 0.9),
+                         beside=(0.40, 1.0))
+        against, ratio, target, met = rows["latency p50"]
+        self.assertIn("Qt floor 0.85x", against)
+        self.assertAlmostEqual(ratio, 0.92)
+        self.assertAlmostEqual(target, 1.1 * 0.85)
+        self.assertEqual(met, "yes")
+        # p99: the floor at 0.9x meets 1.0x, so qcm's 1.0x is judged on 1.0x
+        self.assertEqual(rows["latency p99"], (informerbench.TYPED_JSON, 1.0, 1.0, "yes"))
+        rows = self.rows(qcm=(0.48, 1.3), client_go=(0.50, 1.0), floor=(0.34, 1.2),
+                         beside=(0.40, 1.0))
+        self.assertEqual(rows["latency p50"][3], "NO")  # 0.96x > 0.935x
+        self.assertEqual(rows["latency p99"][3], "yes")  # 1.3x <= 1.1 x 1.2x
+        self.assertAlmostEqual(rows["latency p99"][2], 1.32)
+
+    def test_the_floor_is_ignored_without_its_own_client_go(self):
+        rows = self.rows(qcm=(0.46, 1.0), client_go=(0.50, 1.0), floor=(0.34, 0.9),
+                         beside=(0.40, 1.0))
+        self.assertIn("Qt floor", rows["latency p50"][0])
+        results = {"qcm": [{"p50Ms": 0.46, "p99Ms": 1.0}],
+                   informerbench.TYPED_JSON: [{"p50Ms": 0.5, "p99Ms": 1.0}],
+                   informerbench.RAW[0]: [{"p50Ms": 0.05, "p99Ms": 0.5}],
+                   informerbench.QT_FLOOR[0]: [{"p50Ms": 0.34, "p99Ms": 0.9}]}
+        row = informerbench.judge_latency("case", results, (informerbench.TYPED_JSON,))[0]
+        self.assertEqual((row[2], row[7]), (informerbench.TYPED_JSON, "NO"))
+
+
+class FloorRounds(unittest.TestCase):
+    """latencyreplay.with_floor_rounds: the floor in qcm's place, in a round of its own, first
+    every other call; the floor round's other sides relabelled."""
+
+    def test_alternates_and_relabels(self):
+        calls = []
+
+        def together(order):
+            calls.append([side[0] for side in order])
+            return {side[0]: len(calls) for side in order}
+        both = latencyreplay.with_floor_rounds(together)
+        order = latencyreplay.SIDES_REPLAY
+        first = both(order)
+        second = both(list(reversed(order)))
+        qcm, floor = "qcm", informerbench.QT_FLOOR[0]
+        self.assertEqual([qcm in c for c in calls], [True, False, False, True])
+        self.assertTrue(all(floor not in c or qcm not in c for c in calls))
+        self.assertEqual(calls[1], [floor] + [s[0] for s in order[1:]])
+        beside = informerbench.beside_floor(informerbench.TYPED_JSON)
+        self.assertEqual((first[qcm], first[informerbench.TYPED_JSON], first[floor],
+                          first[beside]), (1, 1, 2, 2))
+        self.assertEqual((second[floor], second[beside], second[qcm]), (3, 3, 4))
+        self.assertEqual(sorted(first), sorted(s[0] for s in latencyreplay.SIDES_REPLAY
+                                               + latencyreplay.SIDES_BESIDE_FLOOR))
 
 
 if __name__ == "__main__":
