@@ -485,22 +485,32 @@ QJsonValue RawObject::value(Span span) const
 
 const QJsonObject &RawObject::tree() const
 {
-    std::call_once(m_once, [this] {
-        QJsonParseError error;
-        m_tree = QJsonDocument::fromJson(text, &error).object();
-        // The scanner accepts a subset of what Qt's reader does, so this cannot fail; if it
-        // ever did, say so rather than hand out an empty object silently.
-        if (error.error != QJsonParseError::NoError)
-            qCCritical(lcObject,
-                "an object the JSON scanner accepted does not parse with Qt's "
-                "reader (offset %d: %s)",
-                int(error.offset), qPrintable(error.errorString()));
-        if (listDefaults) {
-            m_tree.insert(QStringLiteral("apiVersion"), listApiVersion);
-            m_tree.insert(QStringLiteral("kind"), listItemKind);
-        }
-    });
-    return m_tree;
+    if (const QJsonObject *tree = m_tree.load(std::memory_order_acquire))
+        return *tree;
+    auto built = std::make_unique<const QJsonObject>(buildTree());
+    const QJsonObject *first = nullptr;
+    if (m_tree.compare_exchange_strong(
+            first, built.get(), std::memory_order_acq_rel, std::memory_order_acquire))
+        return *built.release();
+    return *first; // another thread's, published first; ours is freed
+}
+
+QJsonObject RawObject::buildTree() const
+{
+    QJsonParseError error;
+    QJsonObject tree = QJsonDocument::fromJson(text, &error).object();
+    // The scanner accepts a subset of what Qt's reader does, so this cannot fail; if it ever
+    // did, say so rather than hand out an empty object silently.
+    if (error.error != QJsonParseError::NoError)
+        qCCritical(lcObject,
+            "an object the JSON scanner accepted does not parse with Qt's "
+            "reader (offset %d: %s)",
+            int(error.offset), qPrintable(error.errorString()));
+    if (listDefaults) {
+        tree.insert(QStringLiteral("apiVersion"), listApiVersion);
+        tree.insert(QStringLiteral("kind"), listItemKind);
+    }
+    return tree;
 }
 
 } // namespace qcm::detail

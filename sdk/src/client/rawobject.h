@@ -2,8 +2,11 @@
 // RawObject: an Object's JSON kept as the bytes it arrived in, with the index LazyJsonCodec's
 // scanner made of them; the QJsonObject tree is built on first use (internal to the SDK).
 //
-// Thread safety: immutable once made, except the tree, which tree() builds once under
-// std::call_once; any number of threads may share one RawObject.
+// Thread safety: immutable once made, except the tree, which the first tree() builds and
+// publishes with one compare-and-swap (threads that race each build one, and all but the
+// first free theirs); any number of threads may share one RawObject. Not std::call_once:
+// glibc's ends every first call with a futex wake, a system call per object whose tree a
+// handler reads (one per event on the watch path; tests/bench/RESULTS.md, run 25).
 #pragma once
 
 #include "jsonscan.h"
@@ -12,7 +15,7 @@
 
 #include <QtCore/QJsonObject>
 
-#include <mutex>
+#include <atomic>
 
 namespace qcm::detail {
 
@@ -42,11 +45,17 @@ struct RawObject
     // The JSON value of a member (objects and arrays by Qt's reader); undefined if absent.
     QJsonValue value(Span span) const;
 
+    RawObject() = default;
+    RawObject(const RawObject &) = delete;
+    RawObject &operator=(const RawObject &) = delete;
+    ~RawObject() { delete m_tree.load(std::memory_order_acquire); }
+
     const QJsonObject &tree() const;
 
 private:
-    mutable std::once_flag m_once;
-    mutable QJsonObject m_tree;
+    QJsonObject buildTree() const;
+
+    mutable std::atomic<const QJsonObject *> m_tree {nullptr}; // owned; null until tree()
 };
 
 // A validated JSON value as Qt's reader would give it (objects and arrays by Qt's reader).
