@@ -184,7 +184,7 @@ def latency_together(sides, qcm, gobin, kubeconfig, count, updates, rate=LATENCY
     try:
         for label, flags, extra_env in sides:
             if flags is None:
-                args = [qcm, QCM_LATENCY_MODE[label], "--kubeconfig", kubeconfig, "--namespace",
+                args = [qcm, QCM_LATENCY_MODE.get(label, "latency"), "--kubeconfig", kubeconfig, "--namespace",
                         ns, "--expect", str(count), "--updates", str(updates), "--timeout",
                         str(timeout)]
             else:
@@ -246,7 +246,7 @@ def print_latency(sides, results, markdown, note):
         rows.append((label, ", ".join(f"{r['p50Ms']:.2f}" for r in runs), median(runs, "p50Ms"),
                      median(runs, "p90Ms"), median(runs, "p99Ms"), median(runs, "maxMs"),
                      median(runs, "cpuSeconds"), median(runs, "sentRate")))
-    print_table([("informer", 34, None), ("p50 ms (rounds)", 22, None), ("p50 ms", 8, "{:.2f}"),
+    print_table([("informer", 54, None), ("p50 ms (rounds)", 22, None), ("p50 ms", 8, "{:.2f}"),
                  ("p90 ms", 8, "{:.2f}"), ("p99 ms", 8, "{:.2f}"), ("max ms", 8, "{:.1f}"),
                  ("CPU s", 6, "{:.2f}"), ("sent/s", 7, "{:.0f}")], rows, markdown)
     print(f"(watch event -> handler: {note}; CPU s = the informer process during the updates)")
@@ -482,7 +482,7 @@ def judge_sync(name, results, paired, floor):
 
 
 def print_targets(targets, markdown, quick):
-    print_table([("case", 28, None), ("metric", 11, None), ("against", 50, None),
+    print_table([("case", 28, None), ("metric", 11, None), ("against", 56, None),
                  ("qcm", 9, "{:,.2f}"), ("client-go", 9, "{:,.2f}"), ("qcm / client-go", 15, "{:.2f}x"),
                  ("target", 7, "<={:.2f}x"), ("met", 3, None)], targets, markdown)
     print("(sync time is compared with the server floor of qcm's stream (JSON WatchList) "

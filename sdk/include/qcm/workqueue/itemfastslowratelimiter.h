@@ -28,7 +28,7 @@ public:
     Duration when(const T &item) override
     {
         const std::optional<int> failures = m_failures.fetchAdd(item);
-        return failures && *failures + 1 <= m_maxFastAttempts ? m_fastDelay : m_slowDelay;
+        return failures && *failures < m_maxFastAttempts ? m_fastDelay : m_slowDelay;
     }
 
     void forget(const T &item) override { m_failures.forget(item); }
