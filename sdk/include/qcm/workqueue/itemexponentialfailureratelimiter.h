@@ -51,7 +51,7 @@ public:
 private:
     const Duration m_baseDelay;
     const Duration m_maxDelay;
-    detail::FailureCounts<T> m_failures;
+    qcm::detail::FailureCounts<T> m_failures;
 };
 
 } // namespace qcm::workqueue

@@ -39,7 +39,7 @@ private:
     const Duration m_fastDelay;
     const Duration m_slowDelay;
     const int m_maxFastAttempts;
-    detail::FailureCounts<T> m_failures;
+    qcm::detail::FailureCounts<T> m_failures;
 };
 
 } // namespace qcm::workqueue
