@@ -184,9 +184,9 @@ def latency_together(sides, qcm, gobin, kubeconfig, count, updates, rate=LATENCY
     try:
         for label, flags, extra_env in sides:
             if flags is None:
-                args = [qcm, QCM_LATENCY_MODE.get(label, "latency"), "--kubeconfig", kubeconfig, "--namespace",
-                        ns, "--expect", str(count), "--updates", str(updates), "--timeout",
-                        str(timeout)]
+                args = [qcm, QCM_LATENCY_MODE.get(label, "latency"), "--kubeconfig",
+                        kubeconfig, "--namespace", ns, "--expect", str(count), "--updates",
+                        str(updates), "--timeout", str(timeout)]
             else:
                 args = [gobin, "latency", "-kubeconfig", kubeconfig, "-namespace", ns, "-expect",
                         str(count), "-updates", str(updates), "-timeout", f"{timeout}s", *flags]

@@ -8,7 +8,6 @@
 
 #include <QtCore/QElapsedTimer>
 #include <QtCore/QHash>
-#include <QtCore/QMap>
 #include <QtCore/QThread>
 #include <QtCore/QTimer>
 #include <QtCore/QUrl>
@@ -22,13 +21,9 @@
 
 namespace qcm::unittest {
 
-struct SeenRequest
+struct SeenRequest : RawRequest
 {
-    QByteArray method;
-    QByteArray path;
-    QMap<QByteArray, QByteArray> headers; // lower-case names
-    QByteArray body;
-    qint64 atMs = 0;
+    qint64 atMs = 0; // when it was read, from the server's start
 };
 
 struct Reply
@@ -96,9 +91,7 @@ private:
         QByteArray &buffer = m_buffers[socket];
         buffer += socket->readAll();
         while (std::optional<RawRequest> raw = takeRequest(buffer)) {
-            SeenRequest request {std::move(raw->method), std::move(raw->path),
-                std::move(raw->headers), std::move(raw->body)};
-            request.atMs = m_clock.elapsed();
+            const SeenRequest request {std::move(*raw), m_clock.elapsed()};
             {
                 std::lock_guard lock(m_mutex);
                 m_seen << request;
