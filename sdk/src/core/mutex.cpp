@@ -2,7 +2,9 @@
 #include <qcm/detail/mutex.h>
 
 #include <climits>
+#include <ctime>
 #include <linux/futex.h>
+#include <linux/membarrier.h>
 #include <sched.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -46,13 +48,40 @@ bool backOff(int step)
     return false;
 }
 
-long futex(void *address, int op, int value)
+long futex(void *address, int op, int value, const timespec *timeout = nullptr)
 {
-    return syscall(SYS_futex, address, op, value, nullptr, nullptr, 0);
+    return syscall(SYS_futex, address, op, value, timeout, nullptr, 0);
+}
+
+long membarrier(int command)
+{
+    return syscall(SYS_membarrier, command, 0, 0);
+}
+
+bool registerForMembarrier()
+{
+    const long commands = membarrier(MEMBARRIER_CMD_QUERY);
+    return commands >= 0 && (commands & MEMBARRIER_CMD_PRIVATE_EXPEDITED)
+        && membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED) == 0;
 }
 
 } // namespace
 
+// A light lock's unlock() is "store Unlocked; load the mode", with no fence between them,
+// and a thread about to sleep does "store Fenced; membarrier; exchange Contended; sleep".
+// membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) returns only once every thread of the process
+// that was running has passed a full memory barrier, and the others pass one when they are
+// next scheduled; so it splits each unlocker's run at a barrier. If the unlocker's load of the
+// mode comes after that point, it sees Fenced and wakes a sleeper. If it came before, so did
+// the store before it, which the barrier has made visible: the sleeper's exchange then finds
+// the lock free (or taken since, by a thread whose own unlock comes later and sees Fenced).
+// So no wake-up is lost, and an uncontended unlock costs no locked instruction: that was
+// 3 of the 10 locked instructions of each add, get and done in tests/bench case (a)
+// (RESULTS.md run 26). The same asymmetric fence is folly's asymmetricHeavyBarrier.
+//
+// A lock turns fenced once and stays so, since turning it back would need the barrier again;
+// so a lock that contends pays one membarrier in its life (measured here: 85 ns alone,
+// ~4 us with another thread of the process running on the other CPU).
 void Mutex::lockSlow()
 {
     for (int step = 0; backOff(step); ++step) {
@@ -61,10 +90,33 @@ void Mutex::lockSlow()
             && m_state.compare_exchange_weak(expected, Locked, std::memory_order_acquire))
             return;
     }
+    if (m_mode.load(std::memory_order_relaxed) == Light) {
+        m_mode.store(Fenced, std::memory_order_seq_cst);
+        // Registration is per address space and survives fork() (exec starts a new one, and
+        // the SDK registers again there), so this does not fail; should it, a light unlock
+        // may have raced this, and the waits below time out instead of relying on a wake-up.
+        if (membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) != 0)
+            m_mode.store(Unfenced, std::memory_order_relaxed);
+    }
+    const timespec millisecond {0, 1000 * 1000};
+    const timespec *timeout
+        = m_mode.load(std::memory_order_relaxed) == Unfenced ? &millisecond : nullptr;
     // Mark the lock contended and sleep until it is released (Drepper, "Futexes are tricky").
     while (m_state.exchange(Contended, std::memory_order_acquire) != Unlocked)
-        futex(&m_state, FUTEX_WAIT_PRIVATE, Contended);
+        futex(&m_state, FUTEX_WAIT_PRIVATE, Contended, timeout);
 }
+
+bool Mutex::lightUnlockAvailable()
+{
+    static const bool registered = registerForMembarrier();
+    return registered;
+}
+
+namespace {
+// Registers when the SDK is loaded, while a process usually has one thread: registering
+// took 2 us then, and 12-15 ms (an RCU grace period) in a process with running threads.
+[[maybe_unused]] const bool registeredAtLoad = Mutex::lightUnlockAvailable();
+} // namespace
 
 void Mutex::wakeOne()
 {

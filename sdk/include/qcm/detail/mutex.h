@@ -3,9 +3,15 @@
 //
 // The work queues take a lock on every add, get and done. glibc's default mutex puts a
 // contended thread to sleep at once, and each sleep is a context switch; Go's sync.Mutex
-// spins first. This lock does the same: an uncontended lock/unlock is two inlined atomic
-// operations, and a contended one spins briefly, then yields its CPU a while, before it
-// sleeps (the tuning is explained in mutex.cpp).
+// spins first. This lock does the same: a contended lock spins briefly, then yields its CPU a
+// while, before it sleeps (the tuning is explained in mutex.cpp).
+//
+// Until a thread first has to sleep on it, a lock is "light": unlock() is a plain store and a
+// load, not a locked exchange, and an uncontended lock/unlock costs one locked instruction
+// instead of two. The first thread that sleeps turns the lock "fenced" for good (the unlock of
+// today's futex locks) with one process-wide memory barrier (membarrier(2)), which orders every
+// light unlock that raced it (mutex.cpp). Where membarrier is unavailable every lock is
+// fenced from the start.
 // Meets the Lockable requirements, so std::lock_guard and std::unique_lock work with it.
 //
 // Not part of the plugin API: it may change without notice.
@@ -21,7 +27,7 @@ namespace qcm::detail {
 class QCM_SDK_EXPORT Mutex
 {
 public:
-    Mutex() = default;
+    Mutex() : m_mode(lightUnlockAvailable() ? Light : Fenced) { }
     Mutex(const Mutex &) = delete;
     Mutex &operator=(const Mutex &) = delete;
 
@@ -40,16 +46,35 @@ public:
 
     void unlock()
     {
-        if (m_state.exchange(Unlocked, std::memory_order_release) == Contended)
+        if (m_mode.load(std::memory_order_relaxed) != Light) {
+            if (m_state.exchange(Unlocked, std::memory_order_release) == Contended)
+                wakeOne();
+            return;
+        }
+        // Light: the store, then the look at the mode, which the CPU may do first; a thread
+        // that is about to sleep makes the pair ordered with its membarrier (mutex.cpp).
+        m_state.store(Unlocked, std::memory_order_release);
+        std::atomic_signal_fence(std::memory_order_seq_cst);
+        if (m_mode.load(std::memory_order_relaxed) != Light)
             wakeOne();
     }
 
+    // Whether no thread has slept on this lock yet (unlock() is then a plain store). For tests.
+    bool isLight() const { return m_mode.load(std::memory_order_relaxed) == Light; }
+    // Whether locks start light: membarrier(2) registered for the process (once, on first use).
+    static bool lightUnlockAvailable();
+
 private:
     enum : int { Unlocked = 0, Locked = 1, Contended = 2 };
+    // Light: no thread has slept on the lock. Fenced: one has, after a membarrier. Unfenced:
+    // one has, but its membarrier failed (it should not), so waits on this lock time out
+    // after a millisecond instead of relying on every wake-up (mutex.cpp).
+    enum : int { Light = 0, Fenced = 1, Unfenced = 2 };
     void lockSlow();
     void wakeOne();
 
     std::atomic<int> m_state {Unlocked};
+    std::atomic<int> m_mode;
 };
 
 // WaitQueue: lets threads wait for a condition guarded by a Mutex (an "event count").
