@@ -3,12 +3,16 @@
 #include <qcm/client/response.h>
 #include <qcm/client/status.h>
 
+#include "redirect_p.h"
+
 namespace qcm::client {
 
 Status Response::status() const
 {
     if (transportError)
         return *transportError;
+    if (detail::isRedirect(code))
+        return detail::redirectNotFollowed(Status::fromResponse(code, body), header("Location"));
     return Status::fromResponse(code, body);
 }
 

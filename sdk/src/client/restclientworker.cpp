@@ -320,6 +320,10 @@ QNetworkRequest RestClientWorker::requestFor(const RequestSpec &spec) const
     request.setAttribute(QNetworkRequest::Http2AllowedAttribute, true);
     request.setAttribute(
         QNetworkRequest::CacheLoadControlAttribute, QNetworkRequest::AlwaysNetwork);
+    // Qt follows redirects by default, headers and token included (redirect_p.h); a 3xx is
+    // the answer instead. The dedicated watch transport never follows one either.
+    request.setAttribute(
+        QNetworkRequest::RedirectPolicyAttribute, QNetworkRequest::ManualRedirectPolicy);
     request.setRawHeader("User-Agent", m_userAgent);
     request.setRawHeader(
         "Accept", spec.accept.isEmpty() ? QByteArrayLiteral("application/json") : spec.accept);

@@ -4,6 +4,7 @@
 
 #include "connectionhealth_p.h"
 #include "http1watchreply_p.h"
+#include "redirect_p.h"
 #include "restclientworker_p.h"
 
 #include <QtNetwork/QNetworkReply>
@@ -123,6 +124,9 @@ void Watch::onFinished()
         } else if (code != 0) {
             WatchEvent event;
             event.status = Status::fromResponse(code, rest);
+            if (detail::isRedirect(code))
+                event.status = detail::redirectNotFollowed(
+                    std::move(event.status), m_reply->rawHeader("Location"));
             deliver(event);
         } else if (!stopped) {
             WatchEvent event;
