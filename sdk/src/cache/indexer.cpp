@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <mutex>
+#include <utility>
 
 namespace qcm::cache {
 
@@ -69,14 +70,15 @@ std::optional<Error> Indexer::update(const Object &object)
     auto key = m_keyFunction(object);
     if (!key)
         return key.error();
+    const size_t hash = Items::hashOf(*key);
     std::unique_lock lock(m_mutex);
-    auto it = m_items.find(*key);
-    if (it == m_items.end()) {
-        m_items.insert(*key, object);
+    bool created = false;
+    Object &stored = m_items.entry(m_items.findOrInsert(*key, hash, &created)).value;
+    if (created) {
+        stored = object;
         updateIndicesLocked(nullptr, &object, *key);
     } else {
-        const Object old = *it;
-        *it = object;
+        const Object old = std::exchange(stored, object);
         updateIndicesLocked(&old, &object, *key);
     }
     return std::nullopt;
@@ -93,43 +95,52 @@ std::optional<Error> Indexer::remove(const Object &object)
 
 void Indexer::removeByKey(const QString &key)
 {
+    const size_t hash = Items::hashOf(key);
     std::unique_lock lock(m_mutex);
-    auto it = m_items.find(key);
-    if (it == m_items.end())
+    const int entry = m_items.find(key, hash);
+    if (entry < 0)
         return;
-    const Object old = *it;
-    m_items.erase(it);
+    // The pooled entry would keep the object until it is reused.
+    const Object old = std::exchange(m_items.entry(entry).value, Object());
+    m_items.erase(entry);
     updateIndicesLocked(&old, nullptr, key);
 }
 
 std::optional<Error> Indexer::replace(const QList<Object> &objects, const QString &)
 {
-    QHash<QString, Object> items;
-    items.reserve(objects.size());
+    Items items; // built outside the lock; the old table is released outside it too
     for (const Object &object : objects) {
         auto key = m_keyFunction(object);
         if (!key)
             return key.error();
-        items.insert(*key, object);
+        const size_t hash = Items::hashOf(*key);
+        items.entry(items.findOrInsert(std::move(*key), hash)).value = object; // the last wins
     }
     std::unique_lock lock(m_mutex);
-    m_items = std::move(items);
+    m_items.swap(items);
     m_indices.clear();
-    for (auto it = m_items.cbegin(); it != m_items.cend(); ++it)
-        updateIndicesLocked(nullptr, &it.value(), it.key());
+    m_items.forEach([this](const Items::Entry &entry) {
+        updateIndicesLocked(nullptr, &entry.value, entry.item);
+    });
     return std::nullopt;
 }
 
 QList<Object> Indexer::list() const
 {
+    QList<Object> out;
     std::shared_lock lock(m_mutex);
-    return m_items.values();
+    out.reserve(qsizetype(m_items.size()));
+    m_items.forEach([&out](const Items::Entry &entry) { out << entry.value; });
+    return out;
 }
 
 QStringList Indexer::listKeys() const
 {
+    QStringList out;
     std::shared_lock lock(m_mutex);
-    return m_items.keys();
+    out.reserve(qsizetype(m_items.size()));
+    m_items.forEach([&out](const Items::Entry &entry) { out << entry.item; });
+    return out;
 }
 
 std::optional<Object> Indexer::get(const Object &object) const
@@ -142,17 +153,25 @@ std::optional<Object> Indexer::get(const Object &object) const
 
 std::optional<Object> Indexer::getByKey(const QString &key) const
 {
+    const size_t hash = Items::hashOf(key);
     std::shared_lock lock(m_mutex);
-    auto it = m_items.constFind(key);
-    if (it == m_items.constEnd())
+    const int entry = m_items.find(key, hash);
+    if (entry < 0)
         return std::nullopt;
-    return *it;
+    return m_items.entry(entry).value;
+}
+
+// For the index queries: their keys come from the indexes, so each is stored.
+const Object *Indexer::findLocked(const QString &key) const
+{
+    const int entry = m_items.find(key, Items::hashOf(key));
+    return entry < 0 ? nullptr : &m_items.entry(entry).value;
 }
 
 qsizetype Indexer::size() const
 {
     std::shared_lock lock(m_mutex);
-    return m_items.size();
+    return qsizetype(m_items.size());
 }
 
 Result<QList<Object>> Indexer::index(const QString &indexName, const Object &object) const
@@ -168,7 +187,8 @@ Result<QList<Object>> Indexer::index(const QString &indexName, const Object &obj
     QList<Object> out;
     out.reserve(keys.size());
     for (const QString &key : std::as_const(keys))
-        out << m_items.value(key);
+        if (const Object *object = findLocked(key))
+            out << *object;
     return out;
 }
 
@@ -179,7 +199,8 @@ Result<QList<Object>> Indexer::byIndex(const QString &indexName, const QString &
         return unknownIndex(indexName);
     QList<Object> out;
     for (const QString &key : m_indices.value(indexName).value(value))
-        out << m_items.value(key);
+        if (const Object *object = findLocked(key))
+            out << *object;
     return out;
 }
 
@@ -216,8 +237,9 @@ std::optional<Error> Indexer::addIndexers(const Indexers &indexers)
             return Error {{}, {}, QStringLiteral("indexer conflict: %1").arg(it.key())};
     for (auto it = indexers.cbegin(); it != indexers.cend(); ++it) {
         m_indexers.insert(it.key(), it.value());
-        for (auto item = m_items.cbegin(); item != m_items.cend(); ++item)
-            updateIndexLocked(it.key(), nullptr, &item.value(), item.key());
+        m_items.forEach([&](const Items::Entry &entry) {
+            updateIndexLocked(it.key(), nullptr, &entry.value, entry.item);
+        });
     }
     return std::nullopt;
 }

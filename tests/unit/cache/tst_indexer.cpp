@@ -4,6 +4,8 @@
 
 #include <QtTest/QtTest>
 
+#include <map>
+#include <random>
 #include <thread>
 
 using namespace qcm::cache;
@@ -44,6 +46,8 @@ private slots:
     void replaceRebuildsIndexes();
     void concurrentReadersAndWriter();
     void lister();
+    void churnAgainstAModel();
+    void removedObjectsAreReleased();
 };
 
 void tst_Indexer::storeBasics()
@@ -215,6 +219,82 @@ void tst_Indexer::lister()
     plain.add(pod(QStringLiteral("a"), QStringLiteral("x")));
     plain.add(pod(QStringLiteral("b"), QStringLiteral("y")));
     QCOMPARE(Lister(&plain).listByNamespace(QStringLiteral("b")).size(), 1);
+}
+
+// The store's table reuses the entries of removed keys: after random adds, updates, removals
+// and a replace, list(), listKeys(), size(), getByKey() and the index agree with a map.
+void tst_Indexer::churnAgainstAModel()
+{
+    Indexer index({}, {{NamespaceIndex, metaNamespaceIndexFunc}});
+    std::map<QString, QString> model; // key -> the label "v" of its object
+    std::mt19937 random(15);
+    const auto key = [](int k) { return QStringLiteral("ns%1/o%2").arg(k % 3).arg(k); };
+    for (int step = 0; step < 20000; ++step) {
+        const int k = int(random() % 300);
+        if (step == 10000) { // a relist in the middle
+            QList<Object> objects;
+            for (int j = 0; j < 300; j += 7) {
+                const QString v = QStringLiteral("r%1").arg(j);
+                objects << pod(QStringLiteral("ns%1").arg(j % 3), QStringLiteral("o%1").arg(j),
+                    {{QStringLiteral("v"), v}});
+            }
+            index.replace(objects);
+            model.clear();
+            for (int j = 0; j < 300; j += 7)
+                model[key(j)] = QStringLiteral("r%1").arg(j);
+        } else if (random() % 3 == 0) {
+            index.removeByKey(key(k));
+            model.erase(key(k));
+        } else {
+            const QString v = QString::number(step);
+            index.update(pod(QStringLiteral("ns%1").arg(k % 3), QStringLiteral("o%1").arg(k),
+                {{QStringLiteral("v"), v}}));
+            model[key(k)] = v;
+        }
+    }
+    QCOMPARE(index.size(), qsizetype(model.size()));
+    QStringList keys = index.listKeys();
+    keys.sort();
+    QStringList expected;
+    for (const auto &[k, v] : model)
+        expected << k;
+    QCOMPARE(keys, expected);
+    QCOMPARE(index.list().size(), qsizetype(model.size()));
+    for (const Object &o : index.list())
+        QCOMPARE(o.labels().value(QStringLiteral("v")),
+            model.at(o.namespaceName() + QLatin1Char('/') + o.name()));
+    for (int k = 0; k < 300; ++k) {
+        const auto found = index.getByKey(key(k));
+        QCOMPARE(found.has_value(), model.count(key(k)) == 1);
+    }
+    qsizetype indexed = 0;
+    for (int n = 0; n < 3; ++n)
+        indexed += index.indexKeys(NamespaceIndex, QStringLiteral("ns%1").arg(n))->size();
+    QCOMPARE(indexed, qsizetype(model.size()));
+}
+
+// A removed or replaced object is not kept alive by the store (its pooled entry lets go). An
+// Object's key is computed once and kept in its block, so a copy of it is the last reference
+// to that text once the block and the store's own copy of the key are gone.
+void tst_Indexer::removedObjectsAreReleased()
+{
+    Indexer index({}, {{NamespaceIndex, metaNamespaceIndexFunc}});
+    QString removedKey, replacedKey;
+    {
+        const Object a = pod(QStringLiteral("ns"), QStringLiteral("a"));
+        const Object c = pod(QStringLiteral("ns"), QStringLiteral("c"));
+        removedKey = a.key();
+        replacedKey = c.key();
+        index.add(a);
+        index.add(c);
+    }
+    QVERIFY(!removedKey.isDetached()); // the block, held by the store, shares it
+    index.removeByKey(QStringLiteral("ns/a"));
+    QVERIFY(removedKey.isDetached());
+    QVERIFY(!replacedKey.isDetached());
+    index.replace({pod(QStringLiteral("ns"), QStringLiteral("d"))});
+    QVERIFY(replacedKey.isDetached());
+    QCOMPARE(index.listKeys(), QStringList {QStringLiteral("ns/d")});
 }
 
 QTEST_GUILESS_MAIN(tst_Indexer)

@@ -13,6 +13,7 @@
 
 #include <qcm/cache/keylistergetter.h>
 #include <qcm/cache/keys.h>
+#include <qcm/detail/itemtable.h>
 
 #include <QtCore/QHash>
 #include <QtCore/QMap>
@@ -71,7 +72,10 @@ private:
 
     KeyFunction m_keyFunction;
     mutable std::shared_mutex m_mutex;
-    QHash<QString, client::Object> m_items; // guarded by m_mutex
+    using Items = detail::ItemTable<QString, client::Object>;
+    const client::Object *findLocked(const QString &key) const;
+
+    Items m_items; // guarded by m_mutex
     Indexers m_indexers; // guarded by m_mutex
     QHash<QString, Index> m_indices; // guarded by m_mutex
 };

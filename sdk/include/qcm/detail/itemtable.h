@@ -6,12 +6,14 @@
 // case (b) about 4 % faster (tests/bench/RESULTS.md, run 12). A hash read back from an entry
 // finds the entry again.
 //
-// Not part of the plugin API. Queue, DelayingQueue and DeltaFifo keep per-item state here
-// instead of in QHash because the caller computes the hash once, outside its lock, and every
-// later lookup, move or removal reuses it. Entries are numbered and pooled: numbers and
-// references stay valid until erase(), erased entries are reused without allocating, and the
-// pool grows in chunks without moving the entries it has (a vector's reallocation under the
-// owner's lock cost about a fifth of queue case (b): RESULTS.md, run 13).
+// Not part of the plugin API. Queue, DelayingQueue and DeltaFifo keep per-item state here,
+// and Indexer its objects, instead of in QHash because the caller computes the hash once,
+// outside its lock, and every later lookup, move or removal reuses it; and because a probe
+// compares the stored hash fragments, so a lookup reads one key (QHash compares the key of
+// every slot it probes, each on a line, often a page, of its own: RESULTS.md, run 27). Entries are
+// numbered and pooled: numbers and references stay valid until erase(), erased entries are reused
+// without allocating, and the pool grows in chunks without moving the entries it has (a vector's
+// reallocation under the owner's lock cost about a fifth of queue case (b): RESULTS.md, run 13).
 //
 // Exception safety: an insert whose copy or move of the item throws leaves the table as it
 // was (the exception propagates).
@@ -167,6 +169,33 @@ public:
     }
 
     size_t size() const { return m_used; }
+
+    // Calls f(entry) for every live entry, in entry-number order.
+    template<typename F>
+    void forEach(F &&f) const
+    {
+        for (size_t e = 0; e < m_entries.size(); ++e)
+            if (m_entries[e].live)
+                f(m_entries[e]);
+    }
+
+    // Exchanges the two tables' contents, so that one can be built outside the owner's lock.
+    void swap(ItemTable &other) noexcept
+    {
+        std::swap(m_entries, other.m_entries);
+        std::swap(m_free, other.m_free);
+        std::swap(m_slots, other.m_slots);
+        std::swap(m_mask, other.m_mask);
+        std::swap(m_used, other.m_used);
+        const Slot *hint = m_slotsHint.load(std::memory_order_relaxed);
+        m_slotsHint.store(
+            other.m_slotsHint.load(std::memory_order_relaxed), std::memory_order_relaxed);
+        other.m_slotsHint.store(hint, std::memory_order_relaxed);
+        const size_t mask = m_maskHint.load(std::memory_order_relaxed);
+        m_maskHint.store(
+            other.m_maskHint.load(std::memory_order_relaxed), std::memory_order_relaxed);
+        other.m_maskHint.store(mask, std::memory_order_relaxed);
+    }
 
     void clear()
     {
