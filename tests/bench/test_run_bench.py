@@ -2,13 +2,14 @@
 # SPDX-License-Identifier: Apache-2.0
 # The runner's verdict on (b) pairs (run_bench.pair_verdict): "bounded" only where the pair's
 # own inbox floor, run in slices between client-go's, proves the target out of reach; and the
-# latency verdict (informerbench.judge_latency).
+# latency verdict (informerbench.judge_latency), and DeltaFifo (c)'s (deltafifobench).
 import pathlib
 import sys
 import unittest
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import benchruns  # noqa: E402
+import deltafifobench  # noqa: E402
 import informerbench  # noqa: E402
 import latencyreplay  # noqa: E402
 import run_bench  # noqa: E402
@@ -58,6 +59,43 @@ class PairVerdict(unittest.TestCase):
         self.assertEqual(benchruns.round_trip_columns([NEAR, FAR, None, FAR]),
                          (f"{NEAR}-{FAR}", "2 of 3"))
         self.assertEqual(benchruns.round_trip_columns([None, None]), (None, "0 of 0"))
+
+
+def c_pair(q, g, floor, object_floor=3.0):
+    return deltafifobench.CPair([NEAR] * 9, None if q is None else q * MS, g * MS,
+                                None if floor is None else floor * MS, object_floor * MS)
+
+
+class DeltaFifoCVerdict(unittest.TestCase):
+    """(c): "bounded" only where the pair's integer floor (client-go's synchronisation) leaves
+    less than 2x and qcm is within 1.1x of it."""
+
+    def test_met(self):
+        self.assertEqual(deltafifobench.c_pair_verdict(c_pair(1.5, 3.6, 2.7), 2.0), "yes")
+
+    def test_bounded_by_the_integer_floor(self):
+        # the floor leaves 3.6 / 2.7 = 1.33x; qcm 2.6 is under the floor
+        self.assertEqual(deltafifobench.c_pair_verdict(c_pair(2.6, 3.6, 2.7), 2.0), "bounded")
+        # within 1.1x of it, above it
+        self.assertEqual(deltafifobench.c_pair_verdict(c_pair(2.95, 3.6, 2.7), 2.0), "bounded")
+
+    def test_far_over_the_floor_is_no(self):
+        self.assertEqual(deltafifobench.c_pair_verdict(c_pair(3.0, 3.6, 2.7), 2.0), "NO")
+
+    def test_a_batching_floor_bounds_nothing(self):
+        # threads on one vCPU: the floor hands over in batches and leaves 16x
+        self.assertEqual(deltafifobench.c_pair_verdict(c_pair(2.6, 3.6, 0.22), 2.0), "NO")
+
+    def test_missing_side_is_no(self):
+        self.assertEqual(deltafifobench.c_pair_verdict(c_pair(None, 3.6, 2.7), 2.0), "NO")
+        self.assertEqual(deltafifobench.c_pair_verdict(c_pair(2.6, 3.6, None), 2.0), "NO")
+
+    def test_the_row_needs_every_pair(self):
+        bounded, no, met = c_pair(2.6, 3.6, 2.7), c_pair(2.6, 3.6, 0.22), c_pair(1.5, 3.6, 2.7)
+        self.assertEqual(deltafifobench.c_verdict([bounded, met], 1.5, 2.0), "bounded")
+        self.assertEqual(deltafifobench.c_verdict([bounded, no], 1.4, 2.0), "NO")
+        self.assertEqual(deltafifobench.c_verdict([bounded, no], 2.1, 2.0), "yes")
+        self.assertEqual(deltafifobench.c_verdict([], 1.4, 2.0), "NO")
 
 
 class LatencyVerdict(unittest.TestCase):
