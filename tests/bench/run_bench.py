@@ -24,7 +24,8 @@ with the other's and with the inbox floor's, between measurements of the cache-l
 trip between two CPUs (on a VM it moves with the host's placement of the vCPUs, and (b) with
 it): a second table shows every pair. DeltaFifo case (c) runs the same way, in pairs of
 qcm's, client-go's and its two floors' slices (deltafifobench.py; the round trips need
---qcm-bench). ratio is client-go ns/op divided by qcm ns/op: 2.0 means qcm does the same work
+--qcm-bench), and each pair gets a verdict: bounded where its integer floor (client-go's
+synchronisation) leaves under the target and qcm is within 1.1x of that floor. ratio is client-go ns/op divided by qcm ns/op: 2.0 means qcm does the same work
 in half the time.
 --quick runs each side once with short times, to check that the runner and every case work;
 its figures are not for the record. Exits non-zero if a case is missing on either side (not
