@@ -50,6 +50,8 @@
 
 #include <benchmark/benchmark.h>
 
+#include <QtCore/QStringList>
+
 #include <array>
 #include <atomic>
 #include <deque>

@@ -225,7 +225,7 @@ bool Queue<T>::addLocked(U &&item, size_t hash, TimePoint addedAt)
     if (flags & State::Dirty)
         return false;
     if (m_metrics)
-        m_metrics->add(m_state.entry(e).item, addedAt);
+        m_metrics->add(m_state.entry(e).item, hash, addedAt);
     flags |= State::Dirty;
     if (flags & State::Processing)
         return false;
@@ -260,7 +260,7 @@ std::optional<T> Queue<T>::get()
     std::optional<T> item(std::in_place);
     const int e = m_state.pop(*item);
     if (m_metrics)
-        m_metrics->get(*item);
+        m_metrics->get(*item, m_state.entry(e).hash);
     // Normally the item is dirty and not processing. After a misused done() (client-go
     // queues the item twice then) it may be neither, or already processing.
     quint8 &flags = m_state.flags(e).flags;
@@ -284,7 +284,7 @@ void Queue<T>::done(const T &item)
     std::unique_lock lock(m_mutex);
     applyInboxLocked(applied);
     if (m_metrics)
-        m_metrics->done(item);
+        m_metrics->done(item, hash);
     const int e = m_state.find(item, hash);
     bool wake = false;
     std::optional<T> released; // destroyed after unlocking
