@@ -18,6 +18,8 @@
 #include <QtCore/QByteArray>
 #include <QtCore/QString>
 
+#include <utility>
+
 namespace qcm::client::detail {
 
 inline bool isRedirect(int httpCode)
@@ -45,6 +47,14 @@ inline Status redirectNotFollowed(Status status, QByteArray location)
                          .arg(status.code)
                          .arg(shown);
     return status;
+}
+
+// The Status of an HTTP answer `code` with `body`: Status::fromResponse, with a redirect's
+// message naming its `location` (what Response::status() and a watch's refusal both give).
+inline Status answerStatus(int code, const QByteArray &body, const QByteArray &location)
+{
+    Status status = Status::fromResponse(code, body);
+    return isRedirect(code) ? redirectNotFollowed(std::move(status), location) : status;
 }
 
 } // namespace qcm::client::detail

@@ -11,9 +11,7 @@ Status Response::status() const
 {
     if (transportError)
         return *transportError;
-    if (detail::isRedirect(code))
-        return detail::redirectNotFollowed(Status::fromResponse(code, body), header("Location"));
-    return Status::fromResponse(code, body);
+    return detail::answerStatus(code, body, header("Location"));
 }
 
 QByteArray Response::header(const QByteArray &name) const

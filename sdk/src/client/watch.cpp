@@ -123,10 +123,7 @@ void Watch::onFinished()
                     deliver(event);
         } else if (code != 0) {
             WatchEvent event;
-            event.status = Status::fromResponse(code, rest);
-            if (detail::isRedirect(code))
-                event.status = detail::redirectNotFollowed(
-                    std::move(event.status), m_reply->rawHeader("Location"));
+            event.status = detail::answerStatus(code, rest, m_reply->rawHeader("Location"));
             deliver(event);
         } else if (!stopped) {
             WatchEvent event;
