@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <qcm/cache/indexer.h>
 
+#include "../client/rawobject.h"
+
 #include <algorithm>
 #include <mutex>
 #include <utility>
@@ -19,7 +21,17 @@ Indexer::Indexer() : Indexer(KeyFunction {}) { }
 Indexer::Indexer(KeyFunction keyFunction, Indexers indexers)
     : m_keyFunction(keyFunction ? std::move(keyFunction) : KeyFunction(metaNamespaceKey))
     , m_indexers(std::move(indexers))
-{ }
+{
+    for (auto it = m_indexers.cbegin(); it != m_indexers.cend(); ++it)
+        addSlot(it.key(), it.value());
+}
+
+void Indexer::addSlot(const QString &name, const IndexFunction &function)
+{
+    using Plain = QStringList (*)(const Object &);
+    const Plain *plain = function.target<Plain>();
+    m_slots.push_back({name, function, plain && *plain == &metaNamespaceIndexFunc});
+}
 
 Result<QString> Indexer::keyOf(const Object &object) const
 {
@@ -32,15 +44,21 @@ Error Indexer::unknownIndex(const QString &name) const
 }
 
 void Indexer::updateIndexLocked(
-    const QString &name, const Object *oldObject, const Object *newObject, const QString &key)
+    const IndexSlot &slot, const Object *oldObject, const Object *newObject, const QString &key)
 {
-    // constFind: operator[] would detach m_indexers while the caller iterates it.
-    const IndexFunction &function = *m_indexers.constFind(name);
-    const QStringList oldValues = oldObject ? function(*oldObject) : QStringList();
-    const QStringList newValues = newObject ? function(*newObject) : QStringList();
+    if (slot.byNamespace && oldObject && newObject) {
+        // An update in the same namespace, told from the two objects' cached keys: neither
+        // namespace is decoded, and the old object's bytes are not read.
+        const auto oldNamespace = detail::RawObjectAccess::cachedNamespace(*oldObject);
+        const auto newNamespace = detail::RawObjectAccess::cachedNamespace(*newObject);
+        if (oldNamespace && newNamespace && *oldNamespace == *newNamespace)
+            return;
+    }
+    const QStringList oldValues = oldObject ? slot.function(*oldObject) : QStringList();
+    const QStringList newValues = newObject ? slot.function(*newObject) : QStringList();
     if (oldValues.size() == 1 && newValues.size() == 1 && oldValues[0] == newValues[0])
         return; // the common case: nothing moves
-    Index &index = m_indices[name];
+    Index &index = m_indices[slot.name];
     for (const QString &value : oldValues) {
         auto it = index.find(value);
         if (it == index.end())
@@ -56,8 +74,8 @@ void Indexer::updateIndexLocked(
 void Indexer::updateIndicesLocked(
     const Object *oldObject, const Object *newObject, const QString &key)
 {
-    for (auto it = m_indexers.cbegin(); it != m_indexers.cend(); ++it)
-        updateIndexLocked(it.key(), oldObject, newObject, key);
+    for (const IndexSlot &slot : m_slots)
+        updateIndexLocked(slot, oldObject, newObject, key);
 }
 
 std::optional<Error> Indexer::add(const Object &object)
@@ -66,6 +84,14 @@ std::optional<Error> Indexer::add(const Object &object)
 }
 
 std::optional<Error> Indexer::update(const Object &object)
+{
+    auto previous = exchange(object);
+    if (!previous)
+        return previous.error();
+    return std::nullopt;
+}
+
+Result<std::optional<Object>> Indexer::exchange(const Object &object)
 {
     auto key = m_keyFunction(object);
     if (!key)
@@ -77,11 +103,11 @@ std::optional<Error> Indexer::update(const Object &object)
     if (created) {
         stored = object;
         updateIndicesLocked(nullptr, &object, *key);
-    } else {
-        const Object old = std::exchange(stored, object);
-        updateIndicesLocked(&old, &object, *key);
+        return std::optional<Object>();
     }
-    return std::nullopt;
+    Object old = std::exchange(stored, object);
+    updateIndicesLocked(&old, &object, *key);
+    return std::optional<Object>(std::move(old));
 }
 
 std::optional<Error> Indexer::remove(const Object &object)
@@ -187,8 +213,8 @@ Result<QList<Object>> Indexer::index(const QString &indexName, const Object &obj
     QList<Object> out;
     out.reserve(keys.size());
     for (const QString &key : std::as_const(keys))
-        if (const Object *object = findLocked(key))
-            out << *object;
+        if (const Object *stored = findLocked(key))
+            out << *stored;
     return out;
 }
 
@@ -237,8 +263,9 @@ std::optional<Error> Indexer::addIndexers(const Indexers &indexers)
             return Error {{}, {}, QStringLiteral("indexer conflict: %1").arg(it.key())};
     for (auto it = indexers.cbegin(); it != indexers.cend(); ++it) {
         m_indexers.insert(it.key(), it.value());
+        addSlot(it.key(), it.value());
         m_items.forEach([&](const Items::Entry &entry) {
-            updateIndexLocked(it.key(), nullptr, &entry.value, entry.item);
+            updateIndexLocked(m_slots.back(), nullptr, &entry.value, entry.item);
         });
     }
     return std::nullopt;

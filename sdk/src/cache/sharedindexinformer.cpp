@@ -252,12 +252,17 @@ void SharedIndexInformer::handleDeltas(const Deltas &deltas, bool isInInitialLis
             continue;
         }
         const Object &object = delta.lastKnown();
-        if (const std::optional<Object> old = m_indexer.get(object)) {
-            m_indexer.update(object);
-            const bool isSync = old->resourceVersion() == object.resourceVersion();
-            distributeUpdate(*old, object, isSync);
+        // One key and one lookup for client-go's Get then Update or Add. An object without
+        // a key is neither stored nor handed to the handlers (client-go's Add fails there and
+        // processDeltas returns; here the batch's other deltas still apply). The FIFO keyed
+        // the object already, so a key error here is not expected.
+        const Result<std::optional<Object>> old = m_indexer.exchange(object);
+        if (!old)
+            continue;
+        if (*old) {
+            const bool isSync = (*old)->resourceVersion() == object.resourceVersion();
+            distributeUpdate(**old, object, isSync);
         } else {
-            m_indexer.add(object);
             distributeAdd(object, isInInitialList);
         }
         recordStoreResourceVersion(object);

@@ -77,9 +77,13 @@ namespace qcm::detail {
 // (the non-const json()) belongs to one instance: copies of it get blocks of their own.
 struct ObjectData
 {
+    static constexpr quint16 UnknownNamespaceSize = 0xffff;
+
     std::atomic<int> ref {1};
     bool jsonLent = false; // the identity is read from json each time
     bool hasName = false;
+    // The namespace is key's first namespaceSize characters (in the padding before key).
+    quint16 namespaceSize = UnknownNamespaceSize;
     QString key;
     QJsonObject json; // unless raw
     std::shared_ptr<const RawObject> raw; // a decoded Object until it is modified
@@ -96,11 +100,28 @@ const QString *RawObjectAccess::cachedKey(const client::Object &object)
     return object.d && object.d->hasName && !object.d->jsonLent ? &object.d->key : nullptr;
 }
 
+std::optional<QStringView> RawObjectAccess::cachedNamespace(const client::Object &object)
+{
+    const QString *key = cachedKey(object);
+    if (!key || object.d->namespaceSize == ObjectData::UnknownNamespaceSize)
+        return std::nullopt;
+    return QStringView(*key).first(object.d->namespaceSize);
+}
+
 } // namespace qcm::detail
 
 namespace qcm::client {
 
 namespace {
+
+// What ObjectData keeps of a namespace's length (a namespace is at most 63 characters; a
+// longer one is not cached).
+quint16 cachedNamespaceSize(qsizetype size)
+{
+    return size < detail::ObjectData::UnknownNamespaceSize
+        ? quint16(size)
+        : detail::ObjectData::UnknownNamespaceSize;
+}
 
 void release(detail::ObjectData *d) noexcept
 {
@@ -125,6 +146,7 @@ Object::Object(QJsonObject json)
     Identity identity = identityOf(data->json);
     data->key.swap(identity.key);
     data->hasName = identity.hasName;
+    data->namespaceSize = cachedNamespaceSize(identity.namespaceSize);
     d = data.release();
 }
 
@@ -134,6 +156,7 @@ Object::Object(std::shared_ptr<const detail::RawObject> raw)
     const QString name = raw->string(raw->index.meta[detail::MetaName]);
     const QString ns = raw->string(raw->index.meta[detail::MetaNamespace]);
     data->hasName = !name.isEmpty();
+    data->namespaceSize = cachedNamespaceSize(ns.size());
     data->key = ns.isEmpty() ? name : ns + QLatin1Char('/') + name;
     data->raw = std::move(raw);
     d = data.release();
@@ -184,6 +207,7 @@ detail::ObjectData &Object::ownData()
         // Shared, so not lent (a lent block has one owner).
         auto own = std::make_unique<detail::ObjectData>();
         own->hasName = d->hasName;
+        own->namespaceSize = d->namespaceSize;
         own->key = d->key;
         own->json = d->json;
         own->raw = d->raw;
@@ -239,6 +263,7 @@ Object::Identity Object::identityOf(const QJsonObject &json)
         out.key = nameValue;
         return out;
     }
+    out.namespaceSize = int(nsValue.size());
     out.key.reserve(nsValue.size() + 1 + nameValue.size());
     out.key.append(nsValue).append(QLatin1Char('/')).append(nameValue);
     return out;
@@ -252,6 +277,7 @@ void Object::refreshIdentity()
     Identity identity = identityOf(d->json);
     d->key.swap(identity.key);
     d->hasName = identity.hasName;
+    d->namespaceSize = cachedNamespaceSize(identity.namespaceSize);
 }
 
 QJsonObject Object::metadata() const

@@ -16,6 +16,7 @@
 #include <QtCore/QJsonObject>
 
 #include <atomic>
+#include <optional>
 
 namespace qcm::detail {
 
@@ -73,6 +74,9 @@ struct RawObjectAccess
     // The key cached in the object's block (what key() returns), valid while the block lives;
     // null when the object has no name or its JSON was lent out (key() computes it then).
     static const QString *cachedKey(const client::Object &object);
+    // The namespace, as the first characters of the cached key, under the same conditions;
+    // nothing where cachedKey() gives null or the namespace's length was not kept.
+    static std::optional<QStringView> cachedNamespace(const client::Object &object);
 };
 
 } // namespace qcm::detail

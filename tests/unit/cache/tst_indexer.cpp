@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Indexer and Lister: client-go's index_test.go and thread_safe_store_test.go.
 #include <qcm/cache/lister.h>
+#include <qcm/client/codec.h>
 
 #include <QtTest/QtTest>
 
@@ -37,6 +38,8 @@ class tst_Indexer : public QObject
 
 private slots:
     void storeBasics();
+    void exchangeHandsBackThePrevious();
+    void namespaceIndexFollowsAMove();
     void getIndexFuncValues();
     void multiIndexKeys();
     void addIndexerAfterAdd();
@@ -67,6 +70,66 @@ void tst_Indexer::storeBasics()
     QVERIFY(!store.getByKey(QStringLiteral("ns/a")).has_value());
     QCOMPARE(store.size(), 2);
     QVERIFY(store.add(Object()).has_value()); // no name, no key
+}
+
+// exchange(): update() that returns what the key held, in one lookup (the informer's path).
+void tst_Indexer::exchangeHandsBackThePrevious()
+{
+    Indexer store({}, {{QStringLiteral("foo"), fooIndex}});
+    const auto labelled = [](const QString &foo) {
+        return pod(QStringLiteral("ns"), QStringLiteral("a"), {{QStringLiteral("foo"), foo}});
+    };
+    auto first = store.exchange(labelled(QStringLiteral("x")));
+    QVERIFY(first.ok());
+    QVERIFY(!first->has_value()); // a new key
+    auto second = store.exchange(labelled(QStringLiteral("y")));
+    QVERIFY(second.ok());
+    QVERIFY(second->has_value());
+    QCOMPARE((*second)->labels().value(QStringLiteral("foo")), QStringLiteral("x"));
+    QCOMPARE(store.getByKey(QStringLiteral("ns/a"))->labels().value(QStringLiteral("foo")),
+        QStringLiteral("y"));
+    QCOMPARE(store.indexKeys(QStringLiteral("foo"), QStringLiteral("x"))->size(), 0);
+    QCOMPARE(*store.indexKeys(QStringLiteral("foo"), QStringLiteral("y")),
+        QStringList {QStringLiteral("ns/a")});
+    QCOMPARE(store.size(), 1);
+    QVERIFY(!store.exchange(Object()).ok()); // no name, no key: an error, nothing stored
+    QCOMPARE(store.size(), 1);
+}
+
+// The namespace index skips an update whose two objects' cached keys show the same namespace;
+// an update under the same key that changes the namespace (a key function by name alone, or
+// a namespace too long to be cached) still moves the key, decoded objects as built ones.
+void tst_Indexer::namespaceIndexFollowsAMove()
+{
+    const auto decoded = [](const QString &ns, const QString &name) {
+        const QString json = QStringLiteral(
+            R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"%1","namespace":"%2"}})")
+                                 .arg(name, ns);
+        return *qcm::client::Codec::defaultCodec()->decodeObject(json.toUtf8());
+    };
+    const KeyFunction byName = [](const Object &o) -> qcm::Result<QString> { return o.name(); };
+    const QString longNamespace(0x10000, QLatin1Char('n'));
+    for (const bool fromBytes : {false, true}) {
+        const auto make = [&](const QString &ns, const QString &name) {
+            return fromBytes ? decoded(ns, name) : pod(ns, name);
+        };
+        Indexer index(byName, {{NamespaceIndex, metaNamespaceIndexFunc}});
+        index.add(make(QStringLiteral("ns1"), QStringLiteral("a")));
+        index.update(make(QStringLiteral("ns1"), QStringLiteral("a"))); // nothing moves
+        QCOMPARE(*index.indexKeys(NamespaceIndex, QStringLiteral("ns1")),
+            QStringList {QStringLiteral("a")});
+        index.update(make(QStringLiteral("ns2"), QStringLiteral("a"))); // same key, moved
+        QCOMPARE(index.indexKeys(NamespaceIndex, QStringLiteral("ns1"))->size(), 0);
+        QCOMPARE(*index.indexKeys(NamespaceIndex, QStringLiteral("ns2")),
+            QStringList {QStringLiteral("a")});
+        index.update(make(longNamespace, QStringLiteral("a"))); // its length not cached
+        index.update(make(longNamespace + QLatin1Char('x'), QStringLiteral("a")));
+        QCOMPARE(index.indexKeys(NamespaceIndex, longNamespace)->size(), 0);
+        QCOMPARE(index.listIndexFuncValues(NamespaceIndex),
+            QStringList {longNamespace + QLatin1Char('x')});
+        index.update(make(QString(), QStringLiteral("a"))); // to cluster scope
+        QCOMPARE(index.listIndexFuncValues(NamespaceIndex), QStringList {QString()});
+    }
 }
 
 // TestGetIndexFuncValues

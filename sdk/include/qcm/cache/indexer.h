@@ -20,6 +20,7 @@
 #include <QtCore/QSet>
 
 #include <shared_mutex>
+#include <vector>
 
 namespace qcm::cache {
 
@@ -40,6 +41,10 @@ public:
     // The store (client-go's cache.Store).
     std::optional<Error> add(const client::Object &object);
     std::optional<Error> update(const client::Object &object);
+    // update() that hands back what the key held before (nothing for a new key): one key
+    // computation and one lookup where get() and then update() take two (the informer's
+    // handleDeltas, client-go's processDeltas).
+    Result<std::optional<client::Object>> exchange(const client::Object &object);
     std::optional<Error> remove(const client::Object &object); // client-go's Delete
     void removeByKey(const QString &key);
     // Replaces everything with `objects`; indexes are rebuilt.
@@ -64,9 +69,17 @@ public:
 
 private:
     using Index = QHash<QString, QSet<QString>>; // value -> keys
+    // An index function by name, as the write path walks them.
+    struct IndexSlot
+    {
+        QString name;
+        IndexFunction function;
+        bool byNamespace; // function is metaNamespaceIndexFunc
+    };
+    void addSlot(const QString &name, const IndexFunction &function);
     void updateIndicesLocked(
         const client::Object *oldObject, const client::Object *newObject, const QString &key);
-    void updateIndexLocked(const QString &name, const client::Object *oldObject,
+    void updateIndexLocked(const IndexSlot &slot, const client::Object *oldObject,
         const client::Object *newObject, const QString &key);
     Error unknownIndex(const QString &name) const;
 
@@ -77,6 +90,7 @@ private:
 
     Items m_items; // guarded by m_mutex
     Indexers m_indexers; // guarded by m_mutex
+    std::vector<IndexSlot> m_slots; // m_indexers' functions; guarded by m_mutex
     QHash<QString, Index> m_indices; // guarded by m_mutex
 };
 

@@ -117,6 +117,7 @@ private:
     struct Identity
     {
         QString key;
+        int namespaceSize = 0; // the namespace's length: key's first characters
         bool hasName = false;
     };
     static Identity identityOf(const QJsonObject &json);
