@@ -220,7 +220,12 @@ class Tests:
             "get_target_property(abi Qcm::Sdk QCM_ABI_VERSION)\n"
             "get_target_property(sdk Qcm::Sdk QCM_SDK_VERSION)\n"
             "get_target_property(links Qcm::Sdk INTERFACE_LINK_LIBRARIES)\n"
-            "get_target_property(loc Qcm::Sdk IMPORTED_LOCATION_RELWITHDEBINFO)\n"
+            # The build type the SDK was built with (RelWithDebInfo in CI, Release or none
+            # in other trees): the exported target names its library under that one only.
+            "get_target_property(configs Qcm::Sdk IMPORTED_CONFIGURATIONS)\n"
+            "list(GET configs 0 config)\n"
+            "string(TOUPPER \"${config}\" config)\n"
+            "get_target_property(loc Qcm::Sdk IMPORTED_LOCATION_${config})\n"
             "if(NOT COMMAND qcm_add_controller_plugin)\n"
             "  message(FATAL_ERROR \"no qcm_add_controller_plugin\")\n"
             "endif()\n"
