@@ -114,8 +114,8 @@ namespace qcm::client {
 
 namespace {
 
-// What ObjectData keeps of a namespace's length (a namespace is at most 63 characters; a
-// longer one is not cached).
+// What ObjectData keeps of a namespace's length: up to 65,534 characters (a valid namespace
+// has at most 63); a longer one is kept as unknown.
 quint16 cachedNamespaceSize(qsizetype size)
 {
     return size < detail::ObjectData::UnknownNamespaceSize
