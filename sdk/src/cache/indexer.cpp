@@ -20,9 +20,8 @@ Indexer::Indexer() : Indexer(KeyFunction {}) { }
 
 Indexer::Indexer(KeyFunction keyFunction, Indexers indexers)
     : m_keyFunction(keyFunction ? std::move(keyFunction) : KeyFunction(metaNamespaceKey))
-    , m_indexers(std::move(indexers))
 {
-    for (auto it = m_indexers.cbegin(); it != m_indexers.cend(); ++it)
+    for (auto it = indexers.cbegin(); it != indexers.cend(); ++it)
         addSlot(it.key(), it.value());
 }
 
@@ -31,6 +30,14 @@ void Indexer::addSlot(const QString &name, const IndexFunction &function)
     using Plain = QStringList (*)(const Object &);
     const Plain *plain = function.target<Plain>();
     m_slots.push_back({name, function, plain && *plain == &metaNamespaceIndexFunc});
+}
+
+const Indexer::IndexSlot *Indexer::slotLocked(const QString &name) const
+{
+    for (const IndexSlot &slot : m_slots)
+        if (slot.name == name)
+            return &slot;
+    return nullptr;
 }
 
 Result<QString> Indexer::keyOf(const Object &object) const
@@ -203,12 +210,12 @@ qsizetype Indexer::size() const
 Result<QList<Object>> Indexer::index(const QString &indexName, const Object &object) const
 {
     std::shared_lock lock(m_mutex);
-    const auto function = m_indexers.constFind(indexName);
-    if (function == m_indexers.constEnd())
+    const IndexSlot *slot = slotLocked(indexName);
+    if (!slot)
         return unknownIndex(indexName);
     const Index index = m_indices.value(indexName);
     QSet<QString> keys;
-    for (const QString &value : (*function)(object))
+    for (const QString &value : slot->function(object))
         keys.unite(index.value(value));
     QList<Object> out;
     out.reserve(keys.size());
@@ -221,7 +228,7 @@ Result<QList<Object>> Indexer::index(const QString &indexName, const Object &obj
 Result<QList<Object>> Indexer::byIndex(const QString &indexName, const QString &value) const
 {
     std::shared_lock lock(m_mutex);
-    if (!m_indexers.contains(indexName))
+    if (!slotLocked(indexName))
         return unknownIndex(indexName);
     QList<Object> out;
     for (const QString &key : m_indices.value(indexName).value(value))
@@ -233,7 +240,7 @@ Result<QList<Object>> Indexer::byIndex(const QString &indexName, const QString &
 Result<QStringList> Indexer::indexKeys(const QString &indexName, const QString &value) const
 {
     std::shared_lock lock(m_mutex);
-    if (!m_indexers.contains(indexName))
+    if (!slotLocked(indexName))
         return unknownIndex(indexName);
     const QSet<QString> keys = m_indices.value(indexName).value(value);
     QStringList out(keys.begin(), keys.end());
@@ -251,18 +258,20 @@ QStringList Indexer::listIndexFuncValues(const QString &indexName) const
 
 Indexers Indexer::indexers() const
 {
+    Indexers out;
     std::shared_lock lock(m_mutex);
-    return m_indexers;
+    for (const IndexSlot &slot : m_slots)
+        out.insert(slot.name, slot.function);
+    return out;
 }
 
 std::optional<Error> Indexer::addIndexers(const Indexers &indexers)
 {
     std::unique_lock lock(m_mutex);
     for (auto it = indexers.cbegin(); it != indexers.cend(); ++it)
-        if (m_indexers.contains(it.key()))
+        if (slotLocked(it.key()))
             return Error {{}, {}, QStringLiteral("indexer conflict: %1").arg(it.key())};
     for (auto it = indexers.cbegin(); it != indexers.cend(); ++it) {
-        m_indexers.insert(it.key(), it.value());
         addSlot(it.key(), it.value());
         m_items.forEach([&](const Items::Entry &entry) {
             updateIndexLocked(m_slots.back(), nullptr, &entry.value, entry.item);

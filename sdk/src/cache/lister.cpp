@@ -26,8 +26,9 @@ QList<Object> Lister::listByNamespace(
     const QString &namespaceName, const LabelSelector &selector) const
 {
     QList<Object> objects;
-    if (m_indexer->indexers().contains(NamespaceIndex)) {
-        objects = m_indexer->byIndex(NamespaceIndex, namespaceName).value();
+    // The namespace index where there is one, else a scan (client-go's ListAllByNamespace).
+    if (auto indexed = m_indexer->byIndex(NamespaceIndex, namespaceName)) {
+        objects = std::move(*indexed);
     } else {
         objects = m_indexer->list();
         objects.removeIf([&](const Object &o) { return o.namespaceName() != namespaceName; });

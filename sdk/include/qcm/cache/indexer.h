@@ -63,13 +63,14 @@ public:
     Result<QList<client::Object>> byIndex(const QString &indexName, const QString &value) const;
     Result<QStringList> indexKeys(const QString &indexName, const QString &value) const;
     QStringList listIndexFuncValues(const QString &indexName) const;
-    Indexers indexers() const;
+    Indexers indexers() const; // a copy, made per call
     // Adds indexes (and indexes what the store holds); a name already in use is an error.
     std::optional<Error> addIndexers(const Indexers &indexers);
 
 private:
     using Index = QHash<QString, QSet<QString>>; // value -> keys
-    // An index function by name, as the write path walks them.
+    // An index function by name: the write path walks them, a query finds its own by name
+    // (an informer has one or a few).
     struct IndexSlot
     {
         QString name;
@@ -77,6 +78,7 @@ private:
         bool byNamespace; // function is metaNamespaceIndexFunc
     };
     void addSlot(const QString &name, const IndexFunction &function);
+    const IndexSlot *slotLocked(const QString &name) const; // null for an unknown name
     void updateIndicesLocked(
         const client::Object *oldObject, const client::Object *newObject, const QString &key);
     void updateIndexLocked(const IndexSlot &slot, const client::Object *oldObject,
@@ -89,8 +91,7 @@ private:
     const client::Object *findLocked(const QString &key) const;
 
     Items m_items; // guarded by m_mutex
-    Indexers m_indexers; // guarded by m_mutex
-    std::vector<IndexSlot> m_slots; // m_indexers' functions; guarded by m_mutex
+    std::vector<IndexSlot> m_slots; // the index functions; guarded by m_mutex
     QHash<QString, Index> m_indices; // guarded by m_mutex
 };
 
