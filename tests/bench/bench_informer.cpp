@@ -32,6 +32,7 @@
 // QCM_BENCH_CODEC=qtjson (to compare the two; run_bench.py does not set it). Its watches take
 // the default transport (a dedicated HTTP/1.1 connection each), or the requests' HTTP/2
 // connection when QCM_BENCH_WATCH_TRANSPORT=shared (RESULTS.md run 24 compares the two).
+#include <qcm/api/core/v1.h>
 #include <qcm/cache/sharedinformerfactory.h>
 #include <qcm/client/kubeconfig.h>
 
@@ -255,13 +256,17 @@ int runLatency(const Setup &setup)
     std::vector<qint64> samples;
     samples.reserve(size_t(setup.updates));
     std::atomic<qint64> readyAt = std::numeric_limits<qint64>::max();
-    const QString data = QStringLiteral("data");
-    const QString ts = QStringLiteral("ts");
-    // When the update was sent (data.ts, Unix ns), if it was sent after READY.
+    // When the update was sent (data.ts, Unix ns), if it was sent after READY. Read through
+    // the typed view, as docs/typed-objects.md tells a controller to (the bytes are walked;
+    // no tree is built, none is kept in the cached object), where client-go's handler reads
+    // cm.Data["ts"] from its decoded struct.
     auto sentAfterReady = [&](const Object &object) -> std::optional<qint64> {
         bool ok = false;
-        const qint64 sent
-            = object.json().value(data).toObject().value(ts).toString().toLongLong(&ok);
+        const qint64 sent = api::core::v1::ConfigMap(object)
+                                .data()
+                                .value(QLatin1StringView("ts"))
+                                .value_or(QString())
+                                .toLongLong(&ok);
         return ok && sent >= readyAt.load() ? std::optional(sent) : std::nullopt;
     };
     std::mutex storedMutex;
