@@ -29,7 +29,7 @@ void Indexer::addSlot(const QString &name, const IndexFunction &function)
 {
     using Plain = QStringList (*)(const Object &);
     const Plain *plain = function.target<Plain>();
-    m_slots.push_back({name, function, plain && *plain == &metaNamespaceIndexFunc});
+    m_slots.push_back({name, function, plain && *plain == &metaNamespaceIndexFunc, {}});
 }
 
 const Indexer::IndexSlot *Indexer::slotLocked(const QString &name) const
@@ -51,7 +51,7 @@ Error Indexer::unknownIndex(const QString &name) const
 }
 
 void Indexer::updateIndexLocked(
-    const IndexSlot &slot, const Object *oldObject, const Object *newObject, const QString &key)
+    IndexSlot &slot, const Object *oldObject, const Object *newObject, const QString &key)
 {
     if (slot.byNamespace && oldObject && newObject) {
         // An update in the same namespace, told from the two objects' cached keys: neither
@@ -65,7 +65,7 @@ void Indexer::updateIndexLocked(
     const QStringList newValues = newObject ? slot.function(*newObject) : QStringList();
     if (oldValues.size() == 1 && newValues.size() == 1 && oldValues[0] == newValues[0])
         return; // the common case: nothing moves
-    Index &index = m_indices[slot.name];
+    Index &index = slot.index;
     for (const QString &value : oldValues) {
         auto it = index.find(value);
         if (it == index.end())
@@ -81,7 +81,7 @@ void Indexer::updateIndexLocked(
 void Indexer::updateIndicesLocked(
     const Object *oldObject, const Object *newObject, const QString &key)
 {
-    for (const IndexSlot &slot : m_slots)
+    for (IndexSlot &slot : m_slots)
         updateIndexLocked(slot, oldObject, newObject, key);
 }
 
@@ -151,7 +151,8 @@ std::optional<Error> Indexer::replace(const QList<Object> &objects, const QStrin
     }
     std::unique_lock lock(m_mutex);
     m_items.swap(items);
-    m_indices.clear();
+    for (IndexSlot &slot : m_slots)
+        slot.index.clear();
     m_items.forEach([this](const Items::Entry &entry) {
         updateIndicesLocked(nullptr, &entry.value, entry.item);
     });
@@ -213,10 +214,9 @@ Result<QList<Object>> Indexer::index(const QString &indexName, const Object &obj
     const IndexSlot *slot = slotLocked(indexName);
     if (!slot)
         return unknownIndex(indexName);
-    const Index index = m_indices.value(indexName);
     QSet<QString> keys;
     for (const QString &value : slot->function(object))
-        keys.unite(index.value(value));
+        keys.unite(slot->index.value(value));
     QList<Object> out;
     out.reserve(keys.size());
     for (const QString &key : std::as_const(keys))
@@ -228,10 +228,11 @@ Result<QList<Object>> Indexer::index(const QString &indexName, const Object &obj
 Result<QList<Object>> Indexer::byIndex(const QString &indexName, const QString &value) const
 {
     std::shared_lock lock(m_mutex);
-    if (!slotLocked(indexName))
+    const IndexSlot *slot = slotLocked(indexName);
+    if (!slot)
         return unknownIndex(indexName);
     QList<Object> out;
-    for (const QString &key : m_indices.value(indexName).value(value))
+    for (const QString &key : slot->index.value(value))
         if (const Object *object = findLocked(key))
             out << *object;
     return out;
@@ -240,9 +241,10 @@ Result<QList<Object>> Indexer::byIndex(const QString &indexName, const QString &
 Result<QStringList> Indexer::indexKeys(const QString &indexName, const QString &value) const
 {
     std::shared_lock lock(m_mutex);
-    if (!slotLocked(indexName))
+    const IndexSlot *slot = slotLocked(indexName);
+    if (!slot)
         return unknownIndex(indexName);
-    const QSet<QString> keys = m_indices.value(indexName).value(value);
+    const QSet<QString> keys = slot->index.value(value);
     QStringList out(keys.begin(), keys.end());
     std::sort(out.begin(), out.end());
     return out;
@@ -251,7 +253,8 @@ Result<QStringList> Indexer::indexKeys(const QString &indexName, const QString &
 QStringList Indexer::listIndexFuncValues(const QString &indexName) const
 {
     std::shared_lock lock(m_mutex);
-    QStringList values = m_indices.value(indexName).keys();
+    const IndexSlot *slot = slotLocked(indexName);
+    QStringList values = slot ? slot->index.keys() : QStringList();
     std::sort(values.begin(), values.end());
     return values;
 }

@@ -69,19 +69,20 @@ public:
 
 private:
     using Index = QHash<QString, QSet<QString>>; // value -> keys
-    // An index function by name: the write path walks them, a query finds its own by name
-    // (an informer has one or a few).
+    // An index by name, with its function: the write path walks them, a query finds its own
+    // by name (an informer has one or a few).
     struct IndexSlot
     {
         QString name;
         IndexFunction function;
         bool byNamespace; // function is metaNamespaceIndexFunc
+        Index index;
     };
     void addSlot(const QString &name, const IndexFunction &function);
     const IndexSlot *slotLocked(const QString &name) const; // null for an unknown name
     void updateIndicesLocked(
         const client::Object *oldObject, const client::Object *newObject, const QString &key);
-    void updateIndexLocked(const IndexSlot &slot, const client::Object *oldObject,
+    void updateIndexLocked(IndexSlot &slot, const client::Object *oldObject,
         const client::Object *newObject, const QString &key);
     Error unknownIndex(const QString &name) const;
 
@@ -91,8 +92,7 @@ private:
     const client::Object *findLocked(const QString &key) const;
 
     Items m_items; // guarded by m_mutex
-    std::vector<IndexSlot> m_slots; // the index functions; guarded by m_mutex
-    QHash<QString, Index> m_indices; // guarded by m_mutex
+    std::vector<IndexSlot> m_slots; // the indexes; guarded by m_mutex
 };
 
 } // namespace qcm::cache
