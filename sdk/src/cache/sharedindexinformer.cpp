@@ -5,8 +5,10 @@
 #include <qcm/cache/realfifo.h>
 #include <qcm/detail/exceptiontext.h>
 
+#include "../client/rawobject.h"
 #include "../core/deleteinownthread_p.h"
 
+#include <QtCore/QCoreApplication>
 #include <QtCore/QEventLoop>
 #include <QtCore/QLoggingCategory>
 #include <QtCore/QPointer>
@@ -74,7 +76,10 @@ bool HandlerRegistration::enqueue(Notification notification)
 
 bool HandlerRegistration::deliverPending()
 {
-    std::deque<Notification> batch;
+    std::optional<std::deque<Notification>> own; // only when a delivery runs already
+    std::deque<Notification> &batch = m_delivering ? own.emplace() : m_batch;
+    const bool outermost = !m_delivering;
+    m_delivering = true;
     {
         std::lock_guard lock(m_pendingMutex);
         batch.swap(m_pending);
@@ -93,6 +98,9 @@ bool HandlerRegistration::deliverPending()
                        .arg(detail::exceptionText(std::current_exception()));
         }
     }
+    batch.clear(); // keeps the deque's first block for the next swap
+    if (outermost)
+        m_delivering = false;
     std::lock_guard lock(m_pendingMutex);
     if (isRemoved())
         m_pending.clear();
@@ -125,24 +133,39 @@ void HandlerRegistration::deliver(const Notification &n)
     }
 }
 
-// The receiver's event loop gets to run between batches: a delivery that finds more buffered
-// schedules another one instead of looping.
-void SharedIndexInformer::scheduleDelivery(const std::shared_ptr<HandlerRegistration> &registration)
+namespace {
+
+QEvent::Type deliveryEventType()
 {
-    QMetaObject::invokeMethod(
-        registration.get(),
-        [weak = std::weak_ptr<HandlerRegistration>(registration)] {
-            if (auto r = weak.lock(); r && r->deliverPending())
-                scheduleDelivery(r);
-        },
-        Qt::QueuedConnection);
+    static const auto type = QEvent::Type(QEvent::registerEventType());
+    return type;
+}
+
+} // namespace
+
+// A delivery runs if a shared_ptr still owns the registration (its deleter may be on its
+// way to the receiver's thread). The receiver's event loop gets to run between batches: a
+// delivery that finds more buffered schedules another one instead of looping.
+void HandlerRegistration::customEvent(QEvent *event)
+{
+    if (event->type() != deliveryEventType())
+        return QObject::customEvent(event);
+    if (const auto self = weak_from_this().lock(); self && deliverPending())
+        scheduleDelivery();
+}
+
+// One posted event (a queued functor call would allocate twice); the registration's
+// destructor drops it if it has not run.
+void HandlerRegistration::scheduleDelivery()
+{
+    QCoreApplication::postEvent(this, new QEvent(deliveryEventType()));
 }
 
 void SharedIndexInformer::post(const std::shared_ptr<HandlerRegistration> &registration,
     HandlerRegistration::Notification notification)
 {
     if (registration->enqueue(std::move(notification)))
-        scheduleDelivery(registration);
+        registration->scheduleDelivery();
 }
 
 std::shared_ptr<HandlerRegistration> SharedIndexInformer::addEventHandler(
@@ -260,7 +283,7 @@ void SharedIndexInformer::handleDeltas(const Deltas &deltas, bool isInInitialLis
         if (!old)
             continue;
         if (*old) {
-            const bool isSync = (*old)->resourceVersion() == object.resourceVersion();
+            const bool isSync = detail::RawObjectAccess::sameResourceVersion(**old, object);
             distributeUpdate(**old, object, isSync);
         } else {
             distributeAdd(object, isInInitialList);

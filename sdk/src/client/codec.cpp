@@ -151,17 +151,40 @@ std::shared_ptr<detail::RawObject> scanRaw(
     return raw;
 }
 
-// A string member's value at the cursor; empty if the value is not a string.
-QString scanStringValue(JsonScanner &scanner, int depth)
+// A string member's value at the cursor with its quotes; null if the value is not a string.
+QByteArrayView scanQuotedValue(JsonScanner &scanner, int depth)
 {
     if (!scanner.peek('"')) {
         scanner.skipValue(depth);
-        return QString();
+        return {};
     }
     const char *begin = scanner.cursor();
     if (!scanner.scanString())
+        return {};
+    return QByteArrayView(begin, scanner.cursor() - begin);
+}
+
+// A string member's value at the cursor; empty if the value is not a string.
+QString scanStringValue(JsonScanner &scanner, int depth)
+{
+    const QByteArrayView quoted = scanQuotedValue(scanner, depth);
+    return quoted.isNull() ? QString() : detail::decodeJsonString(quoted);
+}
+
+// A watch event's type: one of the five names as static text (no allocation per event), any
+// other string decoded.
+QString scanEventTypeValue(JsonScanner &scanner, int depth)
+{
+    static const QString names[] = {QStringLiteral("ADDED"), QStringLiteral("MODIFIED"),
+        QStringLiteral("DELETED"), QStringLiteral("BOOKMARK"), QStringLiteral("ERROR")};
+    const QByteArrayView quoted = scanQuotedValue(scanner, depth);
+    if (quoted.isNull())
         return QString();
-    return detail::decodeJsonString(QByteArrayView(begin, scanner.cursor() - begin));
+    const QByteArrayView inner = quoted.sliced(1, quoted.size() - 2);
+    for (const QString &name : names)
+        if (QLatin1StringView(inner) == name)
+            return name;
+    return detail::decodeJsonString(quoted);
 }
 
 // Trailing bytes after the document are an error, as in Qt's reader.
@@ -281,7 +304,7 @@ Result<WatchEvent> LazyJsonCodec::decodeWatchEvent(QByteArrayView frame) const
     std::shared_ptr<detail::RawObject> object;
     const bool valid = scanDocument(scanner, [&](QByteArrayView key) {
         if (key == "type") {
-            type = scanStringValue(scanner, 1);
+            type = scanEventTypeValue(scanner, 1);
             return true;
         }
         if (key != "object")

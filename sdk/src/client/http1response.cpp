@@ -346,7 +346,7 @@ Http1ResponseParser::State Http1ResponseParser::feed(QByteArrayView data, QByteA
                 statusLine();
             else
                 field();
-            m_line.clear();
+            m_line.resize(0); // keeping the capacity for the next line
             // The final head was read and its framing accepted.
             m_headDone
                 = m_state != State::Failed && m_step != Step::StatusLine && m_step != Step::Field;
@@ -355,7 +355,7 @@ Http1ResponseParser::State Http1ResponseParser::feed(QByteArrayView data, QByteA
             if (!takeLine(data, at, MaxChunkLineBytes, "chunk size line"))
                 break;
             chunkSize();
-            m_line.clear();
+            m_line.resize(0); // keeping the capacity for the next line
             break;
         case Step::ChunkData:
         case Step::LengthBody: {
@@ -379,7 +379,7 @@ Http1ResponseParser::State Http1ResponseParser::feed(QByteArrayView data, QByteA
             if (c == '\r' && m_line.isEmpty()) {
                 m_line.append(c);
             } else if (c == '\n') {
-                m_line.clear();
+                m_line.resize(0); // keeping the capacity for the next line
                 m_step = Step::ChunkSize;
             } else {
                 fail(QStringLiteral("a chunk's data is not followed by CRLF"));
@@ -390,7 +390,7 @@ Http1ResponseParser::State Http1ResponseParser::feed(QByteArrayView data, QByteA
             if (!takeLine(data, at, m_maxHeadBytes, "trailer section"))
                 break;
             trailer();
-            m_line.clear();
+            m_line.resize(0); // keeping the capacity for the next line
             break;
         case Step::CloseBody:
             body.append(data.sliced(at));

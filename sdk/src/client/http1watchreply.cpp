@@ -193,12 +193,27 @@ void Http1WatchReply::onReadyRead()
 {
     if (m_ended)
         return;
-    if (m_bodyRead == m_body.size()) { // all read: start over, keeping the capacity
-        m_body.resize(0);
+    if (m_bodyRead == m_body.size()) { // all read: start over, keeping a small capacity
+        if (m_body.capacity() > KeptCapacity)
+            m_body = QByteArray();
+        else
+            m_body.resize(0);
         m_bodyRead = 0;
     }
     const qsizetype before = m_body.size();
-    const auto state = m_parser.feed(m_socket->readAll(), m_body);
+    auto state = m_parser.state();
+    // Read into a buffer kept across reads (readAll() would allocate one per read).
+    const auto reading = [&state] {
+        return state == Http1ResponseParser::State::Head
+            || state == Http1ResponseParser::State::Body;
+    };
+    for (qint64 available; reading() && (available = m_socket->bytesAvailable()) > 0;) {
+        m_readBuffer.resize(qsizetype(qMin<qint64>(available, ReadPiece)));
+        const qint64 n = m_socket->read(m_readBuffer.data(), m_readBuffer.size());
+        if (n <= 0)
+            break;
+        state = m_parser.feed(QByteArrayView(m_readBuffer).first(qsizetype(n)), m_body);
+    }
     if (!m_headSeen && m_parser.headComplete()) {
         headReceived();
         if (m_ended) // aborted by a metaDataChanged() handler
@@ -316,12 +331,14 @@ qint64 Http1WatchReply::readData(char *data, qint64 maxSize)
     return n;
 }
 
-QByteArray Http1WatchReply::takeBody()
+QByteArrayView Http1WatchReply::unreadBody() const
 {
-    QByteArray out = m_bodyRead == 0 ? std::exchange(m_body, {}) : m_body.sliced(m_bodyRead);
-    m_body.clear();
-    m_bodyRead = 0;
-    return out;
+    return QByteArrayView(m_body).sliced(m_bodyRead);
+}
+
+void Http1WatchReply::consumeBody()
+{
+    m_bodyRead = m_body.size();
 }
 
 } // namespace qcm::client

@@ -38,6 +38,10 @@ class Http1WatchReply : public QNetworkReply
 public:
     static constexpr std::chrono::seconds ConnectTimeout {30}; // client-go's dialer's
     static constexpr int KeepAliveProbes = 3;
+    // The socket is read in pieces of at most this many bytes, into a buffer kept across reads.
+    static constexpr qsizetype ReadPiece = 64 * 1024;
+    // What the body's buffer keeps of its capacity once all of it was read.
+    static constexpr qsizetype KeptCapacity = 64 * 1024;
 
     // Sends `request` (its URL, raw headers, TLS configuration and peer verify name) as a GET.
     // An error body over `maxErrorBodyBytes` (> 0) ends it; the connection's TCP keep-alive
@@ -48,8 +52,11 @@ public:
     ~Http1WatchReply() override;
 
     void abort() override;
-    // The body received and not yet read, all of it, without a copy (what read() would give).
-    QByteArray takeBody();
+    // The body received and not yet read (what read() would give), without a copy; valid
+    // until the reply next runs. consumeBody() marks all of it read. The body's buffer keeps
+    // its capacity (up to KeptCapacity) for the next bytes.
+    QByteArrayView unreadBody() const;
+    void consumeBody();
     qint64 bytesAvailable() const override;
     bool isSequential() const override { return true; }
 
@@ -71,6 +78,7 @@ private:
     QTimer m_connectTimer;
     Http1ResponseParser m_parser;
     QByteArray m_request;
+    QByteArray m_readBuffer; // one piece read from the socket; its capacity kept
     QByteArray m_body; // received, not yet read
     qsizetype m_bodyRead = 0; // of m_body
     qint64 m_maxErrorBodyBytes;

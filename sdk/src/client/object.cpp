@@ -89,6 +89,20 @@ struct ObjectData
     std::shared_ptr<const RawObject> raw; // a decoded Object until it is modified
 };
 
+// A string member's bytes without their quotes where they are plain ASCII with no escape
+// (each byte is its character); a null view otherwise. An absent or non-string member is an
+// empty string, as RawObject::string() reads it.
+static QByteArrayView plainAsciiString(const RawObject &raw, Span span)
+{
+    if (!span.isSet() || raw.text.at(span.begin) != '"')
+        return QByteArrayView("", 0);
+    const QByteArrayView inner = raw.view(span).sliced(1, span.end - span.begin - 2);
+    for (const char c : inner)
+        if (uchar(c) >= 0x80 || c == '\\')
+            return {};
+    return inner;
+}
+
 const std::shared_ptr<const RawObject> &RawObjectAccess::raw(const client::Object &object)
 {
     static const std::shared_ptr<const RawObject> none;
@@ -106,6 +120,22 @@ std::optional<QStringView> RawObjectAccess::cachedNamespace(const client::Object
     if (!key || object.d->namespaceSize == ObjectData::UnknownNamespaceSize)
         return std::nullopt;
     return QStringView(*key).first(object.d->namespaceSize);
+}
+
+bool RawObjectAccess::sameResourceVersion(const client::Object &a, const client::Object &b)
+{
+    const RawObject *rawA = raw(a).get();
+    const RawObject *rawB = raw(b).get();
+    if (rawA && rawB) {
+        // Plain ASCII strings are equal exactly where their bytes are.
+        const QByteArrayView versionA
+            = plainAsciiString(*rawA, rawA->index.meta[MetaResourceVersion]);
+        const QByteArrayView versionB
+            = plainAsciiString(*rawB, rawB->index.meta[MetaResourceVersion]);
+        if (versionA.data() && versionB.data())
+            return versionA == versionB;
+    }
+    return a.resourceVersion() == b.resourceVersion();
 }
 
 } // namespace qcm::detail
@@ -153,11 +183,31 @@ Object::Object(QJsonObject json)
 Object::Object(std::shared_ptr<const detail::RawObject> raw)
 {
     auto data = std::make_unique<detail::ObjectData>();
-    const QString name = raw->string(raw->index.meta[detail::MetaName]);
-    const QString ns = raw->string(raw->index.meta[detail::MetaNamespace]);
-    data->hasName = !name.isEmpty();
-    data->namespaceSize = cachedNamespaceSize(ns.size());
-    data->key = ns.isEmpty() ? name : ns + QLatin1Char('/') + name;
+    const detail::Span nameSpan = raw->index.meta[detail::MetaName];
+    const detail::Span nsSpan = raw->index.meta[detail::MetaNamespace];
+    const QByteArrayView nameBytes = detail::plainAsciiString(*raw, nameSpan);
+    const QByteArrayView nsBytes = detail::plainAsciiString(*raw, nsSpan);
+    if (nameBytes.data() && nsBytes.data()) {
+        // The usual name and namespace (DNS labels): the key made in one allocation.
+        const qsizetype nsSize = nsBytes.size();
+        data->hasName = !nameBytes.isEmpty();
+        data->namespaceSize = cachedNamespaceSize(nsSize);
+        QString &key = data->key;
+        key.resize(nsSize ? nsSize + 1 + nameBytes.size() : nameBytes.size());
+        QChar *out = key.data();
+        for (const char c : nsBytes)
+            *out++ = QLatin1Char(c);
+        if (nsSize)
+            *out++ = QLatin1Char('/');
+        for (const char c : nameBytes)
+            *out++ = QLatin1Char(c);
+    } else {
+        const QString name = raw->string(nameSpan);
+        const QString ns = raw->string(nsSpan);
+        data->hasName = !name.isEmpty();
+        data->namespaceSize = cachedNamespaceSize(ns.size());
+        data->key = ns.isEmpty() ? name : ns + QLatin1Char('/') + name;
+    }
     data->raw = std::move(raw);
     d = data.release();
 }

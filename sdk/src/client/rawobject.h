@@ -77,6 +77,9 @@ struct RawObjectAccess
     // The namespace, as the first characters of the cached key, under the same conditions;
     // nothing where cachedKey() gives null or the namespace's length was not kept.
     static std::optional<QStringView> cachedNamespace(const client::Object &object);
+    // a.resourceVersion() == b.resourceVersion(), told from the bytes where both are decoded
+    // Objects whose versions are plain strings (no string is made then).
+    static bool sameResourceVersion(const client::Object &a, const client::Object &b);
 };
 
 } // namespace qcm::detail

@@ -89,17 +89,30 @@ void Watch::onReadyRead()
 {
     if (!m_reply)
         return;
-    const int code = m_reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
-    if (code != 200)
-        return; // an error body: read whole when finished
-    {
+    if (!m_streaming) {
+        // The reply's status and kind, looked up once: a 200 stays one.
+        const int code = m_reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+        if (code != 200)
+            return; // an error body: read whole when finished
+        m_streaming = true;
+        m_dedicated = dynamic_cast<Http1WatchReply *>(m_reply.data());
         std::lock_guard lock(m_mutex);
         m_http2 = m_reply->attribute(QNetworkRequest::Http2WasUsedAttribute).toBool();
     }
-    auto *dedicated = dynamic_cast<Http1WatchReply *>(m_reply.data());
-    const QByteArray bytes = dedicated ? dedicated->takeBody() : m_reply->readAll();
-    for (const WatchEvent &event : m_decoder.feed(bytes))
+    // A list of our own, its capacity kept across reads (a handler that spins the event loop
+    // and so reenters here finds m_decoded empty and uses one of its own).
+    QList<WatchEvent> events;
+    events.swap(m_decoded);
+    if (m_dedicated) {
+        m_decoder.feed(m_dedicated->unreadBody(), events); // decoding copies what it keeps
+        m_dedicated->consumeBody();
+    } else {
+        m_decoder.feed(m_reply->readAll(), events);
+    }
+    for (const WatchEvent &event : std::as_const(events))
         deliver(event);
+    events.clear();
+    events.swap(m_decoded);
 }
 
 void Watch::onFinished()

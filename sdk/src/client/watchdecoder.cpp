@@ -55,6 +55,12 @@ WatchEvent WatchDecoder::decodeFrame(QByteArrayView frame) const
 QList<WatchEvent> WatchDecoder::feed(QByteArrayView chunk)
 {
     QList<WatchEvent> events;
+    feed(chunk, events);
+    return events;
+}
+
+void WatchDecoder::feed(QByteArrayView chunk, QList<WatchEvent> &events)
+{
     while (!chunk.isEmpty()) {
         const qsizetype newline = chunk.indexOf('\n');
         if (newline < 0) {
@@ -84,11 +90,19 @@ QList<WatchEvent> WatchDecoder::feed(QByteArrayView chunk)
             }
             if (!frame.trimmed().isEmpty())
                 events << decodeFrame(frame);
-            m_buffer.clear();
+            clearBuffer();
         }
         chunk = chunk.sliced(newline + 1);
     }
-    return events;
+}
+
+// An event cut across reads is common: the buffer keeps a small capacity for the next one.
+void WatchDecoder::clearBuffer()
+{
+    if (m_buffer.capacity() > KeptBufferCapacity)
+        m_buffer = QByteArray();
+    else
+        m_buffer.resize(0);
 }
 
 QList<WatchEvent> WatchDecoder::finish()

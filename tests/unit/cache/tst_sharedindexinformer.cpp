@@ -3,6 +3,7 @@
 // ListerWatcher. Handlers run on this test's thread (or their own QThread) through the
 // event loop, which QTRY_* spins.
 #include <qcm/cache/sharedindexinformer.h>
+#include <qcm/client/codec.h>
 #include <qcm/fakeclock.h>
 
 #include <QtCore/QThread>
@@ -58,6 +59,7 @@ private slots:
     void removeWhileActive();
     void resyncGoesOnlyToDueHandlers();
     void resyncPeriodIsAtLeastOneSecond();
+    void unchangedVersionIsASync();
     void transformAndErrorHandlerRefusedAfterStart();
     void waitForCacheSyncWithSignals();
     void relistDeletesWithTombstones();
@@ -193,6 +195,47 @@ void tst_SharedIndexInformer::resyncGoesOnlyToDueHandlers()
     QTRY_COMPARE(every2s.seen.size(), 2);
     QCOMPARE(every2s.seen.last(), resync);
     QCOMPARE(never.seen.size(), 1);
+}
+
+// client-go's OnUpdate: an update whose resourceVersion equals the stored one's is a resync,
+// for the handlers due one only. Decoded objects are told apart by their bytes where both
+// versions are plain ASCII, and as strings otherwise (an escape, a number, U+FEFF).
+void tst_SharedIndexInformer::unchangedVersionIsASync()
+{
+    const auto decoded = [](const char *version) {
+        return *qcm::client::Codec::defaultCodec()->decodeObject(
+            QByteArray(R"({"metadata":{"name":"a","namespace":"ns","resourceVersion":)") + version
+            + "}}");
+    };
+    qcm::FakeClock clock;
+    FakeListerWatcher lw;
+    lw.lists.push_back(listOf({decoded(R"("5")")}, QStringLiteral("10")));
+    auto w = lw.scriptWatch();
+    SharedIndexInformer informer(&lw, informerOptions(&clock));
+    Recorder r;
+    informer.addEventHandler(this, r.handler());
+    informer.start();
+    QTRY_COMPARE(r.seen.size(), 1);
+    const char *versions[] = {
+        R"("5")", // unchanged: a sync
+        R"("55")", // the old one its prefix
+        R"("\u0035\u0035")", // escaped, the same string: a sync
+        R"("\u0036")", // escaped, another
+        R"("6")", // plain, the same string as the escaped one before: a sync
+        "6", // a number reads as "": another
+        R"("")", // "" again: a sync
+        "\"\xef\xbb\xbf"
+        "7\"", // U+FEFF then 7
+        R"("7")", // the string that decodes to (U+FEFF dropped): a sync
+    };
+    for (const char *version : versions)
+        w->push(watchEvent(WatchEvent::Type::Modified, decoded(version)));
+    w->push(watchEvent(WatchEvent::Type::Modified, decoded(R"("8")")));
+    QTRY_COMPARE(r.seen.last(), QStringLiteral("update ns/a 7->8"));
+    QCOMPARE(r.seen.mid(1),
+        (QStringList {QStringLiteral("update ns/a 5->55"), QStringLiteral("update ns/a 55->6"),
+            QStringLiteral("update ns/a 6->"), QStringLiteral("update ns/a ->7"),
+            QStringLiteral("update ns/a 7->8")}));
 }
 
 // client-go's minimumResyncPeriod: a handler asking for 100 ms is resynced every second.

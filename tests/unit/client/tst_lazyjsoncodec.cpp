@@ -35,6 +35,8 @@ private slots:
     void listErrors_data();
     void listErrors();
     void watchEvents();
+    void watchEventTypesAsTheTreeCodec_data();
+    void watchEventTypesAsTheTreeCodec();
     void treeIsBuiltOnceAcrossThreads();
 };
 
@@ -106,6 +108,15 @@ void tst_LazyJsonCodec::accessorsMatchTheTree_data()
            "blockOwnerDeletion":true}]},"apiVersion":"v1","kind":"Thing"})");
     QTest::newRow("escapes") << QByteArray(
         R"({"kind":"K\u0069nd","metadata":{"n\u0061me":"caf\u00e9\/\"q\"\\ \ud83d\ude00 \t","namespace":"d\u00e9j\u00e0"}})");
+    // The key is made from plain ASCII in one step, from anything else through the decoder.
+    QTest::newRow("plain name, escaped namespace")
+        << QByteArray(R"({"metadata":{"name":"plain","namespace":"d\u00e9j"}})");
+    QTest::newRow("escaped name, plain namespace")
+        << QByteArray(R"({"metadata":{"name":"a\/b","namespace":"plain"}})");
+    QTest::newRow("UTF-8 namespace")
+        << QByteArray("{\"metadata\":{\"name\":\"n\",\"namespace\":\"\xc3\xa9\"}}");
+    QTest::newRow("empty namespace") << QByteArray(R"({"metadata":{"name":"n","namespace":""}})");
+    QTest::newRow("empty name") << QByteArray(R"({"metadata":{"name":"","namespace":"ns"}})");
     QTest::newRow("UTF-8") << QByteArray("{\"metadata\":{\"name\":\"caf\xc3\xa9 \xf0\x9f\x98\x80\","
                                          "\"labels\":{\"\xe2\x82\xac\":\"\xef\xbf\xbd\"}}}");
     QTest::newRow("white space") << QByteArray(
@@ -441,6 +452,34 @@ void tst_LazyJsonCodec::watchEvents()
     QVERIFY(!garbage);
     QCOMPARE(garbage.error().reason,
         QStringLiteral("invalid JSON at offset 28: garbage after the JSON object"));
+}
+
+// The event's type, read without decoding for the five names, decodes as the tree codec reads
+// it: the names, escaped ones, unknown ones (the error quotes them) and non-strings.
+void tst_LazyJsonCodec::watchEventTypesAsTheTreeCodec_data()
+{
+    QTest::addColumn<QByteArray>("type");
+    for (const char *type : {R"("ADDED")", R"("MODIFIED")", R"("DELETED")", R"("BOOKMARK")",
+             R"("ERROR")", R"("\u0041DDED")", R"("MODIFIE\u0044")", R"("added")", R"("ADDEDX")",
+             R"("ADDE")", R"("")", R"(" ADDED")", "\"\xc3\x89RROR\"", "7", "null", R"(["ADDED"])"})
+        QTest::newRow(type) << QByteArray(type);
+}
+
+void tst_LazyJsonCodec::watchEventTypesAsTheTreeCodec()
+{
+    QFETCH(QByteArray, type);
+    const QByteArray frame = R"({"type":)" + type
+        + R"(,"object":{"kind":"Status","code":410,"metadata":{"name":"a"}}})";
+    const Result<WatchEvent> lazy = lazyCodec().decodeWatchEvent(frame);
+    const Result<WatchEvent> tree = treeCodec().decodeWatchEvent(frame);
+    QCOMPARE(bool(lazy), bool(tree));
+    if (!tree) {
+        QCOMPARE(lazy.error().reason, tree.error().reason);
+        return;
+    }
+    QCOMPARE(lazy->type, tree->type);
+    QCOMPARE(lazy->status.code, tree->status.code);
+    QCOMPARE(lazy->object.key(), tree->object.key());
 }
 
 // Many threads reading one shared decoded Object (an informer's cache hands the same Object to

@@ -2,12 +2,12 @@
 // ResourceEventHandler and HandlerRegistration: how code hears about an informer's objects
 // (client-go's ResourceEventHandlerFuncs and ResourceEventHandlerRegistration).
 //
-// Notifications reach a handler through the Qt event loop of its receiver's thread, as queued
-// invocations, in order for that handler. Either give functions, or connect to the
+// Notifications reach a handler through the Qt event loop of its receiver's thread, as posted
+// events, in order for that handler. Either give functions, or connect to the
 // registration's signals (emitted in the receiver's thread), or both.
 //
 // Each registration buffers its notifications (unbounded, like client-go's processorListener)
-// and has at most one queued invocation in its receiver's event queue; that invocation
+// and has at most one posted event in its receiver's event queue; that event
 // delivers what is buffered when it runs. A burst (an initial list of 10k objects) thus costs
 // one event-loop wake-up, not 10k, and a slow handler never holds up the informer.
 //
@@ -23,6 +23,7 @@
 #include <atomic>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <mutex>
 
 namespace qcm::cache {
@@ -36,7 +37,8 @@ struct ResourceEventHandler
     std::function<void(const client::Object &object, bool finalStateUnknown)> onDelete;
 };
 
-class QCM_SDK_EXPORT HandlerRegistration : public QObject
+class QCM_SDK_EXPORT HandlerRegistration : public QObject,
+                                           public std::enable_shared_from_this<HandlerRegistration>
 {
     Q_OBJECT
 
@@ -49,6 +51,9 @@ signals:
     void added(const qcm::client::Object &object, bool isInInitialList);
     void updated(const qcm::client::Object &oldObject, const qcm::client::Object &newObject);
     void deleted(const qcm::client::Object &object, bool finalStateUnknown);
+
+protected:
+    void customEvent(QEvent *event) override; // a scheduled delivery
 
 private:
     friend class SharedIndexInformer;
@@ -67,6 +72,9 @@ private:
     // In the receiver's thread: delivers what is buffered; returns true if more arrived
     // meanwhile and another delivery must be scheduled.
     bool deliverPending();
+    // One posted event to this registration (in its receiver's thread) that delivers what is
+    // buffered, and schedules itself again if more came in meanwhile.
+    void scheduleDelivery();
     void deliver(const Notification &notification);
 
     ResourceEventHandler m_handler;
@@ -79,6 +87,11 @@ private:
     std::mutex m_pendingMutex;
     std::deque<Notification> m_pending; // guarded by m_pendingMutex
     bool m_deliveryScheduled = false; // guarded by m_pendingMutex
+    // The receiver's thread only: the batch being delivered, swapped with m_pending so that
+    // neither allocates anew per delivery, and whether a delivery runs (a handler that spins
+    // the event loop makes the next one use a batch of its own).
+    std::deque<Notification> m_batch;
+    bool m_delivering = false;
 };
 
 } // namespace qcm::cache

@@ -93,9 +93,6 @@ private:
     void recordStoreResourceVersion(const client::Object &object);
     void post(const std::shared_ptr<HandlerRegistration> &registration,
         HandlerRegistration::Notification notification);
-    // One queued invocation on the registration (in its receiver's thread) that delivers what
-    // is buffered, and schedules itself again if more came in meanwhile.
-    static void scheduleDelivery(const std::shared_ptr<HandlerRegistration> &registration);
     bool shouldResync();
 
     ListerWatcher *const m_listerWatcher;

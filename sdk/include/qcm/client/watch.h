@@ -30,6 +30,8 @@ QT_END_NAMESPACE
 
 namespace qcm::client {
 
+class Http1WatchReply;
+
 class QCM_SDK_EXPORT Watch : public QObject, public WatchStream
 {
     Q_OBJECT
@@ -60,6 +62,11 @@ private:
 
     WatchDecoder m_decoder; // I/O thread only
     QPointer<QNetworkReply> m_reply; // I/O thread only
+    // I/O thread only: m_reply answered 200 (its status and kind are looked up once), and
+    // m_reply as the SDK's own HTTP/1.1 watch reply (null for the access manager's).
+    bool m_streaming = false;
+    Http1WatchReply *m_dedicated = nullptr;
+    QList<WatchEvent> m_decoded; // I/O thread only: one read's events, the capacity kept
     // Held while an event is delivered, and while the sink is set or detached; taken before
     // m_mutex when both are.
     std::mutex m_sinkMutex;

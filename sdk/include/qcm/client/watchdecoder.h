@@ -27,6 +27,8 @@ public:
 
     // Decodes the complete events in `chunk` (with what was left over from earlier chunks).
     QList<WatchEvent> feed(QByteArrayView chunk);
+    // The same, appended to `events` (a caller that keeps one list keeps its capacity).
+    void feed(QByteArrayView chunk, QList<WatchEvent> &events);
     // The stream has ended: a partial frame left over is reported as an Error event.
     QList<WatchEvent> finish();
 
@@ -34,6 +36,9 @@ public:
     WatchEvent decodeFrame(QByteArrayView frame) const;
 
 private:
+    static constexpr qsizetype KeptBufferCapacity = 64 * 1024;
+    void clearBuffer();
+
     const Codec *m_codec;
     qsizetype m_maxFrame;
     QByteArray m_buffer;
