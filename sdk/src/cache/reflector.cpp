@@ -325,7 +325,6 @@ int Reflector::watchTimeoutSeconds()
 
 void Reflector::storeWatchEvent(const WatchEvent &event)
 {
-    const QString version = event.object.resourceVersion();
     std::optional<Error> error;
     switch (event.type) {
     case WatchEvent::Type::Added:
@@ -345,7 +344,9 @@ void Reflector::storeWatchEvent(const WatchEvent &event)
         stored();
     if (error)
         qCWarning(lcReflector, "could not store a watch event: %s", qPrintable(error->toString()));
-    if (!version.isEmpty())
+    // Read once the handlers' notifications are posted (stored() drains the queue), off the
+    // event's path to them.
+    if (const QString version = event.object.resourceVersion(); !version.isEmpty())
         setLastSync(version);
 }
 

@@ -90,7 +90,7 @@ JsonScanner::JsonScanner(QByteArrayView text)
     : m_begin(text.data())
     , m_p(text.data())
     , m_end(text.data() + text.size())
-    , m_maxDepth(detail::inputLimits().jsonDepth)
+    , m_maxDepth(detail::jsonDepthLimit())
 { }
 
 bool JsonScanner::fail(const char *at, const QString &reason)

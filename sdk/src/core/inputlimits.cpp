@@ -18,6 +18,11 @@ std::atomic<int> g_jsonDepth {Defaults.jsonDepth};
 
 } // namespace
 
+int jsonDepthLimit()
+{
+    return g_jsonDepth.load(std::memory_order_relaxed);
+}
+
 InputLimits inputLimits()
 {
     InputLimits l;

@@ -28,6 +28,8 @@ struct InputLimits
 
 // The limits in force.
 QCM_SDK_EXPORT InputLimits inputLimits();
+// inputLimits().jsonDepth alone (every JSON document scanned reads it: one load, not seven).
+QCM_SDK_EXPORT int jsonDepthLimit();
 // Replaces them (the host, at start).
 QCM_SDK_EXPORT void setInputLimits(const InputLimits &limits);
 
