@@ -76,10 +76,9 @@ bool HandlerRegistration::enqueue(Notification notification)
 
 bool HandlerRegistration::deliverPending()
 {
-    std::optional<std::deque<Notification>> own; // only when a delivery runs already
-    std::deque<Notification> &batch = m_delivering ? own.emplace() : m_batch;
-    const bool outermost = !m_delivering;
-    m_delivering = true;
+    // Deliveries never nest: while one runs, m_deliveryScheduled stays set, so no other is
+    // posted (a handler that spins the event loop finds none of this registration's).
+    std::deque<Notification> &batch = m_batch;
     {
         std::lock_guard lock(m_pendingMutex);
         batch.swap(m_pending);
@@ -99,8 +98,6 @@ bool HandlerRegistration::deliverPending()
         }
     }
     batch.clear(); // keeps the deque's first block for the next swap
-    if (outermost)
-        m_delivering = false;
     std::lock_guard lock(m_pendingMutex);
     if (isRemoved())
         m_pending.clear();

@@ -56,6 +56,7 @@ private slots:
     void initialListThenEvents();
     void handlerAddedAfterSyncIsReplayed();
     void slowHandlerDoesNotBlockOthers();
+    void handlerSpinningTheEventLoop();
     void removeWhileActive();
     void resyncGoesOnlyToDueHandlers();
     void resyncPeriodIsAtLeastOneSecond();
@@ -110,6 +111,44 @@ void tst_SharedIndexInformer::handlerAddedAfterSyncIsReplayed()
     QVERIFY(!registration->hasSynced()); // its initial adds are not delivered yet
     QTRY_COMPARE(late.seen, QStringList {QStringLiteral("add ns/a initial")});
     QVERIFY(registration->hasSynced());
+}
+
+// A handler that spins its thread's event loop (a nested QEventLoop, a dialog-like wait) gets
+// no nested delivery of its own registration: what arrives meanwhile comes after it returns,
+// in order, once each.
+void tst_SharedIndexInformer::handlerSpinningTheEventLoop()
+{
+    qcm::FakeClock clock;
+    FakeListerWatcher lw;
+    auto w = lw.scriptWatch();
+    SharedIndexInformer informer(&lw, informerOptions(&clock));
+    QStringList seen;
+    bool inHandler = false;
+    bool nested = false;
+    informer.addEventHandler(this,
+        {[&](const Object &o, bool) {
+             nested = nested || inHandler;
+             inHandler = true;
+             seen << o.name();
+             if (seen.size() == 1) {
+                 // The rest arrive while this handler waits in a nested event loop.
+                 for (int i = 1; i < 20; ++i)
+                     w->push(watchEvent(WatchEvent::Type::Added,
+                         cm(QStringLiteral("o%1").arg(i), QString::number(100 + i))));
+                 QTRY_COMPARE(informer.indexer().size(), 20);
+                 QTest::qWait(20);
+             }
+             inHandler = false;
+         },
+            {}, {}});
+    informer.start();
+    w->push(watchEvent(WatchEvent::Type::Added, cm(QStringLiteral("o0"), QStringLiteral("100"))));
+    QTRY_COMPARE(seen.size(), 20);
+    QVERIFY(!nested);
+    QStringList expected;
+    for (int i = 0; i < 20; ++i)
+        expected << QStringLiteral("o%1").arg(i);
+    QCOMPARE(seen, expected);
 }
 
 // A handler whose thread is stuck does not hold up the informer or the other handlers.

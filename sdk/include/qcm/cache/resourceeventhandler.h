@@ -88,10 +88,8 @@ private:
     std::deque<Notification> m_pending; // guarded by m_pendingMutex
     bool m_deliveryScheduled = false; // guarded by m_pendingMutex
     // The receiver's thread only: the batch being delivered, swapped with m_pending so that
-    // neither allocates anew per delivery, and whether a delivery runs (a handler that spins
-    // the event loop makes the next one use a batch of its own).
+    // neither allocates anew per delivery.
     std::deque<Notification> m_batch;
-    bool m_delivering = false;
 };
 
 } // namespace qcm::cache
