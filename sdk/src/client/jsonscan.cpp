@@ -58,9 +58,13 @@ const char *findStringSpecial(const char *p, const char *end)
     return end;
 }
 
+// Names as views with their sizes known when compiled: a comparison tests the size first and
+// measures no string (with a `const char *`, each one called strlen(): 60-90 calls per
+// metadata of a watch event, the decoder's largest single cost in tests/bench/RESULTS.md
+// run 31).
 constexpr struct
 {
-    const char *name;
+    QByteArrayView name;
     MetaField field;
 } metaFields[] = {
     {"name", MetaName},
@@ -81,7 +85,7 @@ constexpr struct
 int metaFieldOf(QByteArrayView key)
 {
     for (const auto &f : metaFields)
-        if (key == QByteArrayView(f.name))
+        if (key == f.name)
             return f.field;
     return -1;
 }
@@ -422,12 +426,8 @@ bool JsonScanner::indexMetadata(ObjectIndex &index, const char *base, int depth)
         const char *value = m_p;
         if (!skipValue(depth + 1))
             return false;
-        for (const auto &f : metaFields) {
-            if (key == QByteArrayView(f.name)) {
-                index.meta[f.field] = {qint32(value - base), qint32(m_p - base)};
-                break;
-            }
-        }
+        if (const int field = metaFieldOf(key); field >= 0)
+            index.meta[field] = {qint32(value - base), qint32(m_p - base)};
     }
     return !failed();
 }

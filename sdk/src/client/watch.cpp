@@ -99,8 +99,9 @@ void Watch::onReadyRead()
         std::lock_guard lock(m_mutex);
         m_http2 = m_reply->attribute(QNetworkRequest::Http2WasUsedAttribute).toBool();
     }
-    // A list of our own, its capacity kept across reads (a handler that spins the event loop
-    // and so reenters here finds m_decoded empty and uses one of its own).
+    // A list of our own, its capacity kept across reads (the event sink, or a slot connected
+    // directly to eventReceived(), runs on this thread; one that spins the event loop reenters
+    // here, finds m_decoded empty and uses one of its own).
     QList<WatchEvent> events;
     events.swap(m_decoded);
     if (m_dedicated) {

@@ -15,6 +15,22 @@ namespace qcm::typed {
 using detail::skipSpaceValidated;
 using detail::skipValueValidated;
 
+namespace {
+
+// Past the value at p, a member's value of the root object: the members the scanner indexed
+// (metadata, spec, status) end where their spans say, without walking them again (a root
+// lookup of "data" passes metadata, managedFields and all).
+const char *skipRootValue(const detail::RawObject &raw, const char *p, const char *end)
+{
+    const qint32 at = qint32(p - raw.text.constData());
+    for (const detail::Span *span : {&raw.index.metadata, &raw.index.spec, &raw.index.status})
+        if (span->isSet() && span->begin == at)
+            return raw.text.constData() + span->end;
+    return skipValueValidated(p, end);
+}
+
+} // namespace
+
 JsonNode::JsonNode(QJsonValue value)
     : m_value(std::move(value)), m_source(m_value.isUndefined() ? Source::Absent : Source::Tree)
 { }
@@ -128,7 +144,8 @@ JsonNode JsonNode::memberBytes(QByteArrayView key, const QString *exact) const
         p = skipSpaceValidated(p + 1); // ':'
         if (matches)
             found = nodeAt(p);
-        p = skipSpaceValidated(skipValueValidated(p, end()));
+        p = skipSpaceValidated(
+            m_at == 0 ? skipRootValue(*m_raw, p, end()) : skipValueValidated(p, end()));
         if (*p != ',')
             break;
         p = skipSpaceValidated(p + 1);

@@ -26,6 +26,7 @@ private slots:
     void paths();
     void repeatedKeysReadTheLast();
     void indexedMembersOfTheRoot();
+    void rootLookupPassesIndexedMembers();
     void listItemsGetTheListsKind();
     void changedObjectReadsItsTree();
     void outlivesItsObject();
@@ -122,6 +123,24 @@ void tst_JsonNode::indexedMembersOfTheRoot()
     QCOMPARE(root.member("spec").member("k").toString(), QStringLiteral("v"));
     QVERIFY(!root.member("status").isPresent());
     QCOMPARE(root.member("kind").toString(), QStringLiteral("K"));
+}
+
+void tst_JsonNode::rootLookupPassesIndexedMembers()
+{
+    // A lookup of a member the scanner did not index passes metadata, spec and status by their
+    // spans' ends; each holds what would end a wrong skip early ("}", "]", a quoted "data"),
+    // and a repeated metadata is passed once by its span and once by a walk.
+    const QByteArray json = R"({"metadata":{"name":"a"},"data":{"ts":"1"},)"
+                            R"("metadata":{"name":"b","annotations":{"k":"}]\"data\":"}},)"
+                            R"("spec":[{"data":2},"]"],"status":"\"data\":{","data":{"ts":"2"}})";
+    const auto object = LazyJsonCodec().decodeObject(json);
+    QVERIFY(object);
+    const JsonNode root = JsonNode::of(*object);
+    QCOMPARE(root.member("data").member("ts").toString(), QStringLiteral("2"));
+    QCOMPARE(root.member("metadata").member("name").toString(), QStringLiteral("b"));
+    QVERIFY(!root.member("absent").isPresent());
+    QCOMPARE(
+        qcm::testing::jsonNodeDifference(root, QJsonDocument::fromJson(json).object()), QString());
 }
 
 void tst_JsonNode::listItemsGetTheListsKind()
