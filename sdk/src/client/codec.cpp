@@ -138,17 +138,19 @@ namespace {
 std::shared_ptr<detail::RawObject> scanRaw(
     JsonScanner &scanner, int depth, const QByteArray *whole = nullptr)
 {
-    auto raw = std::make_shared<detail::RawObject>();
     scanner.skipSpace();
     const char *begin = scanner.cursor();
-    if (!scanner.indexObject(raw->index, depth))
+    detail::ObjectIndex index;
+    if (!scanner.indexObject(index, depth))
         return nullptr;
     const qsizetype size = scanner.cursor() - begin;
-    if (whole && begin == whole->constData() && size == whole->size())
+    if (whole && begin == whole->constData() && size == whole->size()) {
+        auto raw = std::make_shared<detail::RawObject>();
         raw->text = *whole;
-    else
-        raw->text = QByteArray(begin, size);
-    return raw;
+        raw->index = index;
+        return raw;
+    }
+    return detail::RawObject::withCopyOf(QByteArrayView(begin, size), index);
 }
 
 // A string member's value at the cursor with its quotes; null if the value is not a string.

@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <cmath>
+#include <cstring>
 #include <memory>
 #include <utility>
 
@@ -552,6 +553,62 @@ QJsonValue decodeJsonValue(QByteArrayView bytes)
         return QJsonValue(d);
     }
     }
+}
+
+namespace {
+
+// Allocates what it is asked for with `extra` bytes after it, and says where they start:
+// allocate_shared's one allocation then holds the count, the RawObject and its text.
+template<typename T>
+struct TrailingBytesAllocator
+{
+    using value_type = T;
+
+    TrailingBytesAllocator(size_t extraBytes, char **trailingAt)
+        : extra(extraBytes), trailing(trailingAt)
+    { }
+    template<typename U>
+    TrailingBytesAllocator(const TrailingBytesAllocator<U> &other)
+        : extra(other.extra), trailing(other.trailing)
+    { }
+
+    T *allocate(size_t n)
+    {
+        char *block = static_cast<char *>(::operator new(n * sizeof(T) + extra));
+        *trailing = block + n * sizeof(T);
+        return reinterpret_cast<T *>(block);
+    }
+    void deallocate(T *block, size_t) noexcept { ::operator delete(block); }
+
+    template<typename U>
+    bool operator==(const TrailingBytesAllocator<U> &other) const
+    {
+        return extra == other.extra;
+    }
+    template<typename U>
+    bool operator!=(const TrailingBytesAllocator<U> &other) const
+    {
+        return !(*this == other);
+    }
+
+    size_t extra;
+    char **trailing; // written by allocate(), which allocate_shared calls once
+};
+
+} // namespace
+
+std::shared_ptr<RawObject> RawObject::withCopyOf(QByteArrayView bytes, const ObjectIndex &index)
+{
+    char *trailing = nullptr;
+    // One byte more for a terminating NUL, as a QByteArray of its own would have.
+    auto raw = std::allocate_shared<RawObject>(
+        TrailingBytesAllocator<RawObject>(size_t(bytes.size()) + 1, &trailing));
+    if (!bytes.isEmpty())
+        std::memcpy(trailing, bytes.data(), size_t(bytes.size()));
+    trailing[bytes.size()] = '\0';
+    raw->text = QByteArray::fromRawData(trailing, bytes.size());
+    raw->index = index;
+    return raw;
 }
 
 QJsonValue RawObject::value(Span span) const

@@ -16,12 +16,19 @@
 #include <QtCore/QJsonObject>
 
 #include <atomic>
+#include <memory>
 #include <optional>
 
 namespace qcm::detail {
 
 struct RawObject
 {
+    // A RawObject holding a copy of `bytes` in its own block (the block that also holds the
+    // shared_ptr's count): one allocation per decoded object, not two. Its text is raw data
+    // (QByteArray::fromRawData) and lives as long as the RawObject; nothing copies the text out
+    // of it (views and Qt's reader only).
+    static std::shared_ptr<RawObject> withCopyOf(QByteArrayView bytes, const ObjectIndex &index);
+
     QByteArray text; // the object's JSON, validated by JsonScanner
     ObjectIndex index; // spans into text
     // An item of a list with neither apiVersion nor kind takes the list's apiVersion and
