@@ -285,15 +285,12 @@ Result<ObjectList> LazyJsonCodec::decodeList(const QByteArray &bytes) const
         return decodeError(itemError);
     if (!remainingItemCount.isNull())
         list.remainingItemCount = detail::decodeJsonValue(remainingItemCount).toInteger();
-    const QString itemKind = itemKindOf(list.kind);
+    const auto defaults = std::make_shared<const detail::RawObject::ListDefaults>(
+        detail::RawObject::ListDefaults {list.apiVersion, itemKindOf(list.kind)});
     list.items.reserve(qsizetype(items.size()));
     for (std::shared_ptr<detail::RawObject> &raw : items) {
-        if (raw->string(raw->index.apiVersion).isEmpty()
-            && raw->string(raw->index.kind).isEmpty()) {
-            raw->listDefaults = true;
-            raw->listApiVersion = list.apiVersion;
-            raw->listItemKind = itemKind;
-        }
+        if (raw->string(raw->index.apiVersion).isEmpty() && raw->string(raw->index.kind).isEmpty())
+            raw->listDefaults = defaults;
         list.items.append(detail::RawObjectAccess::make(std::move(raw)));
     }
     return list;

@@ -640,8 +640,8 @@ QJsonObject RawObject::buildTree() const
             "reader (offset %d: %s)",
             int(error.offset), qPrintable(error.errorString()));
     if (listDefaults) {
-        tree.insert(QStringLiteral("apiVersion"), listApiVersion);
-        tree.insert(QStringLiteral("kind"), listItemKind);
+        tree.insert(QStringLiteral("apiVersion"), listDefaults->apiVersion);
+        tree.insert(QStringLiteral("kind"), listDefaults->itemKind);
     }
     return tree;
 }

@@ -32,10 +32,15 @@ struct RawObject
     QByteArray text; // the object's JSON, validated by JsonScanner
     ObjectIndex index; // spans into text
     // An item of a list with neither apiVersion nor kind takes the list's apiVersion and
-    // kind (without "List"), as client-go's UnstructuredList does; set by the codec.
-    bool listDefaults = false;
-    QString listApiVersion;
-    QString listItemKind;
+    // kind (without "List"), as client-go's UnstructuredList does; set by the codec, one
+    // ListDefaults shared by every such item of a list (16 bytes per object, not two QStrings'
+    // 48); null for any other object.
+    struct ListDefaults
+    {
+        QString apiVersion;
+        QString itemKind;
+    };
+    std::shared_ptr<const ListDefaults> listDefaults;
 
     QByteArrayView view(Span span) const
     {
@@ -47,8 +52,11 @@ struct RawObject
         return span.isSet() && text.at(span.begin) == '"' ? decodeJsonString(view(span))
                                                           : QString();
     }
-    QString apiVersion() const { return listDefaults ? listApiVersion : string(index.apiVersion); }
-    QString kind() const { return listDefaults ? listItemKind : string(index.kind); }
+    QString apiVersion() const
+    {
+        return listDefaults ? listDefaults->apiVersion : string(index.apiVersion);
+    }
+    QString kind() const { return listDefaults ? listDefaults->itemKind : string(index.kind); }
     bool isEmpty() const { return !index.hasMembers && !listDefaults; }
     // The JSON value of a member (objects and arrays by Qt's reader); undefined if absent.
     QJsonValue value(Span span) const;

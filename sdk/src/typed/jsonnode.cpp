@@ -114,8 +114,8 @@ JsonNode JsonNode::memberBytes(QByteArrayView key, const QString *exact) const
             : key == "kind"                          ? &index.kind
                                                      : nullptr;
         if (m_raw->listDefaults && (key == "apiVersion" || key == "kind"))
-            return JsonNode(
-                QJsonValue(key == "kind" ? m_raw->listItemKind : m_raw->listApiVersion));
+            return JsonNode(QJsonValue(
+                key == "kind" ? m_raw->listDefaults->itemKind : m_raw->listDefaults->apiVersion));
         if (span)
             return span->isSet() ? JsonNode(m_raw, span->begin) : JsonNode();
     } else if (m_at == m_raw->index.metadata.begin && *begin() == '{') {
@@ -253,8 +253,9 @@ QList<std::pair<QString, JsonNode>> JsonNode::members() const
             p = skipSpaceValidated(p + 1);
     }
     if (m_at == 0 && m_raw->listDefaults) { // an item of a list has its list's (see RawObject)
-        out.append({QStringLiteral("apiVersion"), JsonNode(QJsonValue(m_raw->listApiVersion))});
-        out.append({QStringLiteral("kind"), JsonNode(QJsonValue(m_raw->listItemKind))});
+        out.append(
+            {QStringLiteral("apiVersion"), JsonNode(QJsonValue(m_raw->listDefaults->apiVersion))});
+        out.append({QStringLiteral("kind"), JsonNode(QJsonValue(m_raw->listDefaults->itemKind))});
     }
     return out;
 }
