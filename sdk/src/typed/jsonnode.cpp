@@ -17,15 +17,19 @@ using detail::skipValueValidated;
 
 namespace {
 
-// Past the value at p, a member's value of the root object: the members the scanner indexed
-// (metadata, spec, status) end where their spans say, without walking them again (a root
-// lookup of "data" passes metadata, managedFields and all).
-const char *skipRootValue(const detail::RawObject &raw, const char *p, const char *end)
+// Past the value at p, a member's value of the object at `objectAt` in raw's text. In the root
+// object (at 0), the members the scanner indexed (metadata, spec, status) end where their spans
+// say, without walking them again (a root lookup of "data" passes metadata, managedFields and
+// all).
+const char *skipMemberValue(
+    const detail::RawObject &raw, qint32 objectAt, const char *p, const char *end)
 {
-    const qint32 at = qint32(p - raw.text.constData());
-    for (const detail::Span *span : {&raw.index.metadata, &raw.index.spec, &raw.index.status})
-        if (span->isSet() && span->begin == at)
-            return raw.text.constData() + span->end;
+    if (objectAt == 0) {
+        const qint32 at = qint32(p - raw.text.constData());
+        for (const detail::Span *span : {&raw.index.metadata, &raw.index.spec, &raw.index.status})
+            if (span->isSet() && span->begin == at)
+                return raw.text.constData() + span->end;
+    }
     return skipValueValidated(p, end);
 }
 
@@ -144,8 +148,7 @@ JsonNode JsonNode::memberBytes(QByteArrayView key, const QString *exact) const
         p = skipSpaceValidated(p + 1); // ':'
         if (matches)
             found = nodeAt(p);
-        p = skipSpaceValidated(
-            m_at == 0 ? skipRootValue(*m_raw, p, end()) : skipValueValidated(p, end()));
+        p = skipSpaceValidated(skipMemberValue(*m_raw, m_at, p, end()));
         if (*p != ',')
             break;
         p = skipSpaceValidated(p + 1);
@@ -248,7 +251,7 @@ QList<std::pair<QString, JsonNode>> JsonNode::members() const
             same->second = std::move(value);
         else
             out.append({std::move(key), std::move(value)});
-        p = skipSpaceValidated(skipValueValidated(p, end()));
+        p = skipSpaceValidated(skipMemberValue(*m_raw, m_at, p, end()));
         if (*p == ',')
             p = skipSpaceValidated(p + 1);
     }
