@@ -187,10 +187,29 @@ std::optional<Result<Deltas>> RealFifo::tryPop(const Process &process)
     return popLocked(process);
 }
 
+bool RealFifo::processNext(const Process &process)
+{
+    std::lock_guard lock(m_mutex);
+    if (m_items.empty())
+        return false;
+    m_processing.clear(); // not empty only if the last process threw
+    popIntoLocked(process, m_processing);
+    m_processing.clear(); // keeps its capacity unless process kept a copy
+    return true;
+}
+
 Result<Deltas> RealFifo::popLocked(const Process &process)
 {
+    Deltas deltas;
+    if (std::optional<Error> error = popIntoLocked(process, deltas))
+        return *error;
+    return deltas;
+}
+
+std::optional<Error> RealFifo::popIntoLocked(const Process &process, Deltas &deltas)
+{
     const bool isInInitialList = !hasSyncedLocked();
-    Deltas deltas {std::move(m_items.front())};
+    deltas.push_back(std::move(m_items.front()));
     m_items.pop_front();
     recordQueuedLocked();
     std::optional<Error> error;
@@ -202,9 +221,7 @@ Result<Deltas> RealFifo::popLocked(const Process &process)
         --m_initialPopulationCount;
         checkSyncedLocked();
     }
-    if (error)
-        return *error;
-    return deltas;
+    return error;
 }
 
 void RealFifo::close()

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <qcm/cache/reflector.h>
 
+#include "../client/rawobject.h"
 #include "initialevents_p.h"
 
 #include <QtCore/QLoggingCategory>
@@ -78,6 +79,10 @@ void Reflector::stop()
 QString Reflector::lastSyncResourceVersion() const
 {
     std::lock_guard lock(m_mutex);
+    if (!m_lastSyncSource.isEmpty()) {
+        m_lastSyncResourceVersion = m_lastSyncSource.resourceVersion();
+        m_lastSyncSource = client::Object();
+    }
     return m_lastSyncResourceVersion;
 }
 
@@ -85,6 +90,15 @@ void Reflector::setLastSync(const QString &resourceVersion)
 {
     std::lock_guard lock(m_mutex);
     m_lastSyncResourceVersion = resourceVersion;
+    m_lastSyncSource = client::Object();
+}
+
+void Reflector::setLastSync(const client::Object &source)
+{
+    if (!detail::RawObjectAccess::hasResourceVersion(source))
+        return; // an event without a version leaves the last one
+    std::lock_guard lock(m_mutex);
+    m_lastSyncSource = source;
 }
 
 void Reflector::stored()
@@ -344,10 +358,9 @@ void Reflector::storeWatchEvent(const WatchEvent &event)
         stored();
     if (error)
         qCWarning(lcReflector, "could not store a watch event: %s", qPrintable(error->toString()));
-    // Read once the handlers' notifications are posted (stored() drains the queue), off the
-    // event's path to them.
-    if (const QString version = event.object.resourceVersion(); !version.isEmpty())
-        setLastSync(version);
+    // Recorded once the handlers' notifications are posted (stored() drains the queue), and
+    // read only when asked for.
+    setLastSync(event.object);
 }
 
 std::optional<Status> Reflector::watchLoop(std::shared_ptr<client::WatchStream> streamed)

@@ -305,7 +305,7 @@ void SharedIndexInformer::drain()
         handleDeltas(deltas, isInInitialList);
         return std::optional<Error>();
     };
-    while (m_tryPop(process)) { }
+    while (m_processNext(process)) { }
 }
 
 std::optional<Error> SharedIndexInformer::addIndexers(const Indexers &indexers)
@@ -333,7 +333,8 @@ void SharedIndexInformer::start()
         fifoOptions.onSynced = onSynced;
         fifoOptions.metrics = fifoMetrics;
         auto fifo = std::make_unique<DeltaFifo>(fifoOptions);
-        m_tryPop = [queue = fifo.get()](const Queue::Process &p) { return queue->tryPop(p); };
+        m_processNext = [queue = fifo.get()](
+                            const Queue::Process &p) { return queue->tryPop(p).has_value(); };
         m_fifo = std::move(fifo);
     } else {
         RealFifo::Options fifoOptions;
@@ -342,7 +343,8 @@ void SharedIndexInformer::start()
         fifoOptions.onSynced = onSynced;
         fifoOptions.metrics = fifoMetrics;
         auto fifo = std::make_unique<RealFifo>(fifoOptions);
-        m_tryPop = [queue = fifo.get()](const Queue::Process &p) { return queue->tryPop(p); };
+        m_processNext
+            = [queue = fifo.get()](const Queue::Process &p) { return queue->processNext(p); };
         m_fifo = std::move(fifo);
     }
     m_storeResourceVersion

@@ -139,6 +139,17 @@ bool RawObjectAccess::sameResourceVersion(const client::Object &a, const client:
     return a.resourceVersion() == b.resourceVersion();
 }
 
+bool RawObjectAccess::hasResourceVersion(const client::Object &object)
+{
+    if (const RawObject *rawObject = raw(object).get()) {
+        const QByteArrayView version
+            = plainAsciiString(*rawObject, rawObject->index.meta[MetaResourceVersion]);
+        if (version.data())
+            return !version.isEmpty();
+    }
+    return !object.resourceVersion().isEmpty();
+}
+
 } // namespace qcm::detail
 
 namespace qcm::client {

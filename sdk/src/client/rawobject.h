@@ -95,6 +95,8 @@ struct RawObjectAccess
     // a.resourceVersion() == b.resourceVersion(), told from the bytes where both are decoded
     // Objects whose versions are plain strings (no string is made then).
     static bool sameResourceVersion(const client::Object &a, const client::Object &b);
+    // !object.resourceVersion().isEmpty(), without decoding a plain version.
+    static bool hasResourceVersion(const client::Object &object);
 };
 
 } // namespace qcm::detail

@@ -80,6 +80,7 @@ private slots:
     void hasSynced_data();
     void hasSynced();
     void hasSyncedOnlyAfterProcessing();
+    void processNextReusesItsList();
     void popShouldUnblockWhenClosed();
     void metrics();
 };
@@ -450,6 +451,49 @@ void tst_RealFifo::hasSyncedOnlyAfterProcessing()
     QVERIFY(f.hasSynced());
     f.add(obj(bar, 2));
     QCOMPARE(syncedCalls, 1); // once
+}
+
+// processNext(): tryPop() for a caller that keeps nothing. The same order and initial-list
+// accounting, one delta at a time, in one list kept across calls; a copy process keeps is
+// left alone.
+void tst_RealFifo::processNextReusesItsList()
+{
+    const Known known;
+    auto opts = options(&known);
+    int syncedCalls = 0;
+    opts.onSynced = [&] { ++syncedCalls; };
+    RealFifo f(opts);
+    const auto noop = [](const Deltas &, bool) { return std::optional<qcm::Error>(); };
+    QVERIFY(!f.processNext(noop));
+    f.replace({obj(foo, 1), obj(bar, 2)}, QStringLiteral("0"));
+    f.update(obj(foo, 3));
+
+    QStringList seen;
+    QList<bool> initial;
+    QList<const Delta *> storage;
+    Deltas kept;
+    const auto record = [&](const Deltas &deltas, bool isInInitialList) {
+        seen << text(deltas);
+        initial << isInInitialList;
+        storage << deltas.constData();
+        if (seen.size() == 2)
+            kept = deltas; // process keeps a copy of the second list
+        return std::optional<qcm::Error>(qcm::Error {{}, {}, QStringLiteral("dropped")});
+    };
+    QVERIFY(f.processNext(record));
+    QCOMPARE(syncedCalls, 0);
+    QVERIFY(f.processNext(record));
+    QCOMPARE(syncedCalls, 1); // the first list's last item processed
+    QVERIFY(f.processNext(record));
+    QVERIFY(!f.processNext(record));
+    QCOMPARE(seen,
+        QStringList({QStringLiteral("Replaced foo=1"), QStringLiteral("Replaced bar=2"),
+            QStringLiteral("Updated foo=3")}));
+    QCOMPARE(initial, QList<bool>({true, true, false}));
+    QCOMPARE(storage[1], storage[0]); // the same list
+    QVERIFY(storage[2] != storage[1]); // the kept copy is not written over
+    QCOMPARE(text(kept), QStringLiteral("Replaced bar=2"));
+    QVERIFY(f.items().isEmpty());
 }
 
 // TestRealFIFO_PopShouldUnblockWhenClosed

@@ -68,6 +68,7 @@ class tst_Reflector : public QObject
 
 private slots:
     void listAndWatch();
+    void eventWithoutVersionKeepsTheLast();
     void listsInPages();
     void fullListIfContinueExpires();
     void relistFromLatestAfterExpiredList();
@@ -119,6 +120,45 @@ void tst_Reflector::listAndWatch()
     QCOMPARE(keys(fifo), QStringLiteral("ns/a ns/b ns/c"));
     QCOMPARE(fifo.getByKey(QStringLiteral("ns/a"))->size(), 2); // Sync, Updated
     QCOMPARE(fifo.getByKey(QStringLiteral("ns/b"))->last().type, DeltaType::Deleted);
+}
+
+// The reflector records the newest event's resourceVersion (it reads it when asked, from the
+// event's bytes); an event without one, decoded or built, leaves the last one.
+void tst_Reflector::eventWithoutVersionKeepsTheLast()
+{
+    const auto decoded = [](const char *name, const char *version) {
+        QByteArray json = QByteArray(R"({"metadata":{"namespace":"ns","name":")") + name + '"';
+        if (version)
+            json += QByteArray(R"(,"resourceVersion":)") + version;
+        return *Codec::defaultCodec()->decodeObject(json + "}}");
+    };
+    qcm::FakeClock clock;
+    FakeListerWatcher lw;
+    lw.lists.push_back(
+        listOf({cm(QStringLiteral("a"), QStringLiteral("5"))}, QStringLiteral("10")));
+    auto w = lw.scriptWatch();
+    lw.scriptWatch();
+    DeltaFifo fifo;
+    Reflector reflector(&lw, &fifo, reflectorOptions(&clock));
+    Running running(reflector);
+    QTRY_COMPARE(lw.watchCalls().size(), 1);
+    QCOMPARE(reflector.lastSyncResourceVersion(), QStringLiteral("10"));
+
+    w->push(watchEvent(WatchEvent::Type::Added, decoded("b", R"("12")")));
+    QTRY_COMPARE(reflector.lastSyncResourceVersion(), QStringLiteral("12"));
+    w->push(watchEvent(WatchEvent::Type::Added, decoded("c", nullptr)));
+    w->push(watchEvent(WatchEvent::Type::Added, decoded("d", R"("")")));
+    w->push(watchEvent(WatchEvent::Type::Added, cm(QStringLiteral("e"), QString())));
+    QTRY_COMPARE(keys(fifo), QStringLiteral("ns/a ns/b ns/c ns/d ns/e"));
+    QCOMPARE(reflector.lastSyncResourceVersion(), QStringLiteral("12"));
+    // A version the bytes spell with an escape is read as a string.
+    w->push(watchEvent(WatchEvent::Type::Modified, decoded("b", R"("13")")));
+    w->push(watchEvent(WatchEvent::Type::Added, decoded("f", nullptr)));
+    QTRY_COMPARE(keys(fifo), QStringLiteral("ns/a ns/b ns/c ns/d ns/e ns/f"));
+    QCOMPARE(reflector.lastSyncResourceVersion(), QStringLiteral("13"));
+    w->close(); // the next watch starts from it
+    QTRY_COMPARE(lw.watchCalls().size(), 2);
+    QCOMPARE(lw.watchCalls()[1].resourceVersion, QStringLiteral("13"));
 }
 
 void tst_Reflector::listsInPages()

@@ -59,6 +59,10 @@ public:
     Result<Deltas> pop(const Process &process) override;
     // pop() that does not wait: nothing when the queue is empty (closed or not).
     std::optional<Result<Deltas>> tryPop(const Process &process);
+    // tryPop() for a caller that keeps neither the delta nor process's error: the delta goes
+    // to process in a list the FIFO keeps for the next one (no allocation per item). False
+    // when the queue is empty.
+    bool processNext(const Process &process);
     void close() override;
     bool isClosed() const override;
     bool hasSynced() const override;
@@ -72,6 +76,8 @@ private:
         DeltaType type, bool skipTransform, std::variant<Object, DeletedFinalStateUnknown> object);
     bool hasSyncedLocked() const { return m_syncedReported; }
     Result<Deltas> popLocked(const Process &process); // m_items is not empty
+    // The front delta into `deltas` (empty), processed; m_items is not empty.
+    std::optional<Error> popIntoLocked(const Process &process, Deltas &deltas);
     void checkSyncedLocked();
     void recordQueuedLocked();
 
@@ -79,6 +85,7 @@ private:
     mutable detail::Mutex m_mutex;
     detail::WaitQueue m_changed; // notified when the FIFO stops being empty, or closes
     std::deque<Delta> m_items; // guarded by m_mutex
+    Deltas m_processing; // processNext()'s list, empty between calls; guarded by m_mutex
     bool m_populated = false; // guarded by m_mutex
     int m_initialPopulationCount = 0; // guarded by m_mutex
     bool m_closed = false; // guarded by m_mutex

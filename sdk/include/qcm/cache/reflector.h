@@ -95,6 +95,9 @@ private:
     bool sleep(Duration d);
     Duration nextBackoff();
     void setLastSync(const QString &resourceVersion);
+    // A watch event's object, whose resourceVersion (if it has one) becomes the last synced
+    // one when next asked for: the event path neither decodes nor copies it.
+    void setLastSync(const client::Object &source);
     void stored(); // Options::afterStore, if any
     // One watch event into the store, and its version; on the thread that received it.
     void storeWatchEvent(const client::WatchEvent &event);
@@ -108,7 +111,10 @@ private:
     std::atomic<bool> m_stopped {false};
     mutable std::mutex m_mutex;
     std::condition_variable m_wake;
-    QString m_lastSyncResourceVersion; // guarded by m_mutex
+    mutable QString m_lastSyncResourceVersion; // guarded by m_mutex
+    // The newest watch event's object, its version not yet read (then the string above is
+    // the one before it); guarded by m_mutex.
+    mutable client::Object m_lastSyncSource;
     bool m_lastSyncUnavailable = false; // only the run() thread
     bool m_listedOnce = false; // only the run() thread
     bool m_paginatedResult = false; // only the run() thread

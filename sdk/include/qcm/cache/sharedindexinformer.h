@@ -100,7 +100,8 @@ private:
     Clock *m_clock;
     Indexer m_indexer;
     std::unique_ptr<Queue> m_fifo;
-    std::function<std::optional<Result<Deltas>>(const Queue::Process &)> m_tryPop; // m_fifo's
+    // m_fifo's pop for drain(): false when it was empty.
+    std::function<bool(const Queue::Process &)> m_processNext;
     std::unique_ptr<SettableGaugeMetric> m_storeResourceVersion; // null: not recorded
     std::unique_ptr<Reflector> m_reflector;
     std::function<Result<client::Object>(client::Object)> m_transform;
