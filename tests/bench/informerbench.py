@@ -23,7 +23,7 @@ client-go's on the same kube-apiserver, each side in its own process.
                 5,000/s (--replay-rates; latencyreplay.py): the apiserver's sync relayed, the
                 events the peer's, so that the rate is not bounded by the server's writes and
                 the latency is the clients' own; beside it the Qt floor (QT_FLOOR), and where
-                that floor itself misses a target against client-go the target is 1.1x the
+                1.1x that floor's ratio to client-go is over a target, the target is 1.1x the
                 floor's ratio (judge_latency).
 
 Sides: qcm_bench_informer (the SharedInformerFactory's informer, JSON; it syncs with a
@@ -267,11 +267,14 @@ def judge_latency(case, results, baselines):
       client-go run at or under the raw reader's shows the same bound, within the noise between
       the two), and the target is 1.1x that bound, as for the sync;
     - the Qt floor (QT_FLOOR, in results when it ran: in rounds of its own in qcm's place, its
-      client-go beside it under beside_floor's label): where the floor itself is slower than
-      the target against the client-go of its rounds, no informer on Qt that keeps the
-      handler contract reaches the target there, and the target becomes 1.1x the floor's
-      ratio (qcm / client-go <= 1.1 x floor / client-go, each against the client-go of its own
-      rounds)."""
+      client-go beside it under beside_floor's label): the least an informer on Qt that keeps
+      the handler contract does (a socket read and one queued call; no decoding, no store).
+      qcm is allowed 10 % over it, as the sync is over its floor: where 1.1x the floor's ratio
+      is over the target, the target becomes 1.1x that ratio (qcm / client-go <= 1.1 x
+      floor / client-go, each against the client-go of its own rounds). Until session 45 the
+      rule applied only where the floor's ratio itself was over the target, so a floor at
+      0.81x set 0.89x and one at 0.79x set 0.8x: the verdict followed the floor's noise
+      around the target, not qcm (RESULTS.md, run 32)."""
     rows = []
     q = results["qcm"]
     for baseline in baselines:
@@ -289,7 +292,7 @@ def judge_latency(case, results, baselines):
             beside = results.get(beside_floor(baseline))
             if QT_FLOOR[0] in results and beside:
                 qt_ratio = median(results[QT_FLOOR[0]], key) / median(beside, key)
-                if qt_ratio > target:
+                if 1.1 * qt_ratio > target:
                     reachable = 1.1 * qt_ratio
                     rows.append((case, metric, f"{baseline} (Qt floor {qt_ratio:.2f}x it)", qv,
                                  bv, qv / bv, reachable,
@@ -489,7 +492,7 @@ def print_targets(targets, markdown, quick):
           "instead of client-go when half of client-go's time is below that floor and "
           "client-go's JSON informer is not faster than it: then the target is 1.1x the floor; "
           "latency likewise with the raw JSON watch's percentile, when the target lies below "
-          "it, and with 1.1x the Qt floor's ratio to client-go where that floor misses the "
+          "it, and with 1.1x the Qt floor's ratio to client-go where that is over the "
           "target)")
     print("(ms and MiB; qcm / client-go below the target is better"
           f"{'; --quick: not for the record' if quick else ''})")

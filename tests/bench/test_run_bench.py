@@ -142,8 +142,8 @@ class LatencyVerdict(unittest.TestCase):
 
 
 class QtFloorVerdict(unittest.TestCase):
-    """judge_latency's second bound: where the Qt floor, in rounds of its own, is itself slower
-    than the target against the client-go beside it, the target is 1.1x the floor's ratio."""
+    """judge_latency's second bound: where 1.1x the Qt floor's ratio (in rounds of its own,
+    against the client-go beside it) is over the target, the target is 1.1x that ratio."""
 
     def rows(self, qcm, client_go, floor, beside):
         def runs(p50, p99):
@@ -177,6 +177,21 @@ class QtFloorVerdict(unittest.TestCase):
         self.assertEqual(rows["latency p50"][3], "NO")  # 0.96x > 0.935x
         self.assertEqual(rows["latency p99"][3], "yes")  # 1.3x <= 1.1 x 1.2x
         self.assertAlmostEqual(rows["latency p99"][2], 1.32)
+
+    def test_a_floor_just_under_the_target_sets_1_1x_its_ratio(self):
+        # the floor at 0.79x its client-go's p50: 1.1x that (0.869x) is over 0.8x, so qcm's
+        # 0.83x is judged on 0.869x, as it would be with the floor at 0.81x (0.891x)
+        rows = self.rows(qcm=(0.415, 1.0), client_go=(0.50, 1.0), floor=(0.316, 0.9),
+                         beside=(0.40, 1.0))
+        against, ratio, target, met = rows["latency p50"]
+        self.assertIn("Qt floor 0.79x", against)
+        self.assertAlmostEqual(target, 1.1 * 0.79)
+        self.assertEqual(met, "yes")
+        rows = self.rows(qcm=(0.45, 1.0), client_go=(0.50, 1.0), floor=(0.316, 0.9),
+                         beside=(0.40, 1.0))
+        self.assertEqual(rows["latency p50"][3], "NO")  # 0.9x > 0.869x
+        # p99: 1.1 x 0.9x = 0.99x is under 1.0x, so the target stays 1.0x
+        self.assertEqual(rows["latency p99"], (informerbench.TYPED_JSON, 1.0, 1.0, "yes"))
 
     def test_the_floor_is_ignored_without_its_own_client_go(self):
         rows = self.rows(qcm=(0.46, 1.0), client_go=(0.50, 1.0), floor=(0.34, 0.9),
