@@ -656,7 +656,10 @@ void tst_Controller::noReconcileAfterTheTermEnds()
     leader.enqueue(QStringLiteral("ns/a"));
     QTRY_COMPARE(leader.callsFor(QStringLiteral("ns/a")), 1);
     leader.enqueue(QStringLiteral("ns/slow"));
-    QTRY_COMPARE(leader.activeWorkers(), 1);
+    // Wait for ns/slow's reconcile itself: activeWorkers() alone is also 1 while the worker
+    // still finishes ns/a, and ns/slow would then start after the term ended, and not run.
+    QTRY_COMPARE(leader.callsFor(QStringLiteral("ns/slow")), 1);
+    QCOMPARE(leader.activeWorkers(), 1);
     leader.enqueue(QStringLiteral("ns/queued")); // behind the busy worker
 
     elections.clock.step(3s); // the term is over
