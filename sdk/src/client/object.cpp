@@ -123,30 +123,29 @@ std::optional<QStringView> RawObjectAccess::cachedNamespace(const client::Object
     return QStringView(*key).first(object.d->namespaceSize);
 }
 
+// A decoded Object's resourceVersion as its bytes, where it is a plain string (or absent:
+// empty); a null view for any other Object or version (read it as a string then).
+static QByteArrayView plainResourceVersion(const client::Object &object)
+{
+    const RawObject *rawObject = RawObjectAccess::raw(object).get();
+    return rawObject ? plainAsciiString(*rawObject, rawObject->index.meta[MetaResourceVersion])
+                     : QByteArrayView();
+}
+
 bool RawObjectAccess::sameResourceVersion(const client::Object &a, const client::Object &b)
 {
-    const RawObject *rawA = raw(a).get();
-    const RawObject *rawB = raw(b).get();
-    if (rawA && rawB) {
-        // Plain ASCII strings are equal exactly where their bytes are.
-        const QByteArrayView versionA
-            = plainAsciiString(*rawA, rawA->index.meta[MetaResourceVersion]);
-        const QByteArrayView versionB
-            = plainAsciiString(*rawB, rawB->index.meta[MetaResourceVersion]);
-        if (versionA.data() && versionB.data())
-            return versionA == versionB;
-    }
+    // Plain ASCII strings are equal exactly where their bytes are.
+    const QByteArrayView versionA = plainResourceVersion(a);
+    const QByteArrayView versionB = plainResourceVersion(b);
+    if (versionA.data() && versionB.data())
+        return versionA == versionB;
     return a.resourceVersion() == b.resourceVersion();
 }
 
 bool RawObjectAccess::hasResourceVersion(const client::Object &object)
 {
-    if (const RawObject *rawObject = raw(object).get()) {
-        const QByteArrayView version
-            = plainAsciiString(*rawObject, rawObject->index.meta[MetaResourceVersion]);
-        if (version.data())
-            return !version.isEmpty();
-    }
+    if (const QByteArrayView version = plainResourceVersion(object); version.data())
+        return !version.isEmpty();
     return !object.resourceVersion().isEmpty();
 }
 
