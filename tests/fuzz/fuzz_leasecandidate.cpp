@@ -4,17 +4,21 @@
 // a pingTime one microsecond after a readable renewTime always does. Its emulationVersion and
 // binaryVersion, as a member's scale-out.qcm.io/emulation-version is read too: the version
 // order is antisymmetric and reflexive, and unreadable versions are unreadable both ways.
+// The input's "items", as a list of candidates the server sends: the first one's twin of the
+// same second (sameSecondTwin) is never itself, is one of the items, and is a twin both ways.
 #include <qcm/leaderelection/leasecandidate.h>
 
 #include "fuzzsupport.h"
 
+#include <QtCore/QJsonArray>
 #include <QtCore/QJsonDocument>
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     using qcm::leaderelection::LeaseCandidate;
     const QByteArray bytes = qcm::fuzz::bytes(data, size);
-    const QJsonObject spec = QJsonDocument::fromJson(bytes).object();
+    const QJsonObject document = QJsonDocument::fromJson(bytes).object();
+    const QJsonObject &spec = document;
     const bool pinged = LeaseCandidate::pingPending(spec);
     if (!spec.contains(QLatin1String("pingTime")))
         FUZZ_CHECK(!pinged, QString::fromUtf8(bytes));
@@ -36,7 +40,27 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const std::optional<int> ba = LeaseCandidate::compareVersions(b, a);
     FUZZ_CHECK(ab.has_value() == ba.has_value(), QString::fromUtf8(bytes));
     if (ab)
-        FUZZ_CHECK(*ab == -*ba && LeaseCandidate::compareVersions(a, a) == 0,
-            QString::fromUtf8(bytes));
+        FUZZ_CHECK(
+            *ab == -*ba && LeaseCandidate::compareVersions(a, a) == 0, QString::fromUtf8(bytes));
+
+    QList<qcm::client::Object> items;
+    for (const QJsonValue &item : document.value(QLatin1String("items")).toArray())
+        items << qcm::client::Object(item.toObject());
+    if (!items.isEmpty()) {
+        const qcm::client::Object &mine = items.front();
+        const QString twin = LeaseCandidate::sameSecondTwin(mine, items);
+        FUZZ_CHECK(twin.isEmpty() || twin != mine.name(), QString::fromUtf8(bytes));
+        bool found = twin.isEmpty();
+        for (const qcm::client::Object &other : items) {
+            const QString one = LeaseCandidate::sameSecondTwin(mine, {other});
+            if (one.isEmpty())
+                continue;
+            found = found || one == twin;
+            FUZZ_CHECK(
+                one == other.name() && LeaseCandidate::sameSecondTwin(other, {mine}) == mine.name(),
+                QString::fromUtf8(bytes));
+        }
+        FUZZ_CHECK(found, QString::fromUtf8(bytes));
+    }
     return 0;
 }

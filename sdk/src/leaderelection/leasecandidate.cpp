@@ -6,6 +6,7 @@
 #include "objectwatch_p.h"
 
 #include <QtCore/QJsonDocument>
+#include <QtCore/QRandomGenerator>
 #include <QtCore/QRegularExpression>
 #include <QtCore/QTimer>
 
@@ -68,6 +69,7 @@ struct LeaseCandidate::Private
     bool pending = false; // a ping or the timer came while a write was in flight
     bool withdrawing = false; // withdraw(): the delete follows the write in flight
     int failures = 0;
+    int recreations = 0; // in a row, for a twin of the same second (sameSecondTwin)
     QDateTime renewTime;
     QTimer timer; // the next renewal, or the retry of a failed write
     std::unique_ptr<detail::ObjectWatch> watch; // while running
@@ -136,6 +138,7 @@ void LeaseCandidate::start()
     if (d->running)
         return;
     d->running = true;
+    d->recreations = 0;
     d->watch = std::make_unique<detail::ObjectWatch>(
         d->config.client, LeaseCandidates, d->config.namespaceName, d->config.name,
         [this](const WatchEvent &event) {
@@ -288,19 +291,105 @@ void LeaseCandidate::ensure()
                         return;
                     }
                     d->renewTime = now;
-                    written(true, {});
+                    if (verb == "POST")
+                        checkForTwin(*result);
+                    else
+                        written(true, {});
                 });
         });
 }
 
-void LeaseCandidate::written(bool ok, const QString &error)
+QString LeaseCandidate::sameSecondTwin(const Object &mine, const QList<Object> &others)
+{
+    const auto spec
+        = [](const Object &o) { return o.json().value(QLatin1String("spec")).toObject(); };
+    const auto field
+        = [](const QJsonObject &s, QLatin1String name) { return s.value(name).toString(); };
+    const QJsonObject my = spec(mine);
+    const QDateTime created = mine.creationTimestamp();
+    if (!created.isValid())
+        return {};
+    for (const Object &other : others) {
+        const QJsonObject their = spec(other);
+        if (other.name() == mine.name()
+            || field(their, QLatin1String("leaseName")) != field(my, QLatin1String("leaseName"))
+            || compareVersions(field(their, QLatin1String("emulationVersion")),
+                   field(my, QLatin1String("emulationVersion")))
+                != 0
+            || compareVersions(field(their, QLatin1String("binaryVersion")),
+                   field(my, QLatin1String("binaryVersion")))
+                != 0)
+            continue;
+        const QDateTime theirs = other.creationTimestamp();
+        if (theirs.isValid() && theirs.toSecsSinceEpoch() == created.toSecsSinceEpoch())
+            return other.name();
+    }
+    return {};
+}
+
+// After a create: lists the namespace's candidates, and creates this one again in a later
+// second when the list holds a twin of the same second (the header says why).
+void LeaseCandidate::checkForTwin(const Object &created)
+{
+    detail::whenFinished(d->config.client->listAsync(LeaseCandidates, d->config.namespaceName),
+        d->mailbox, [this, created](const ListResult &list) {
+            const QString twin = list ? sameSecondTwin(created, list->items) : QString();
+            if (!d->running || d->withdrawing || twin.isEmpty()
+                || d->recreations >= MaxRecreations) {
+                if (!twin.isEmpty() && d->running && !d->withdrawing)
+                    qCWarning(lcLeaderElection).noquote()
+                        << QStringLiteral("lease candidate %1/%2 was created in the same second "
+                                          "as %3 with the same versions %4 times in a row; the "
+                                          "election controller may move the Lease between them")
+                               .arg(d->config.namespaceName, d->config.name, twin)
+                               .arg(d->recreations + 1);
+                if (twin.isEmpty())
+                    d->recreations = 0;
+                written(true, {});
+                return;
+            }
+            ++d->recreations;
+            const auto delay
+                = std::chrono::milliseconds(QRandomGenerator::global()->bounded(1100, 4100));
+            qCInfo(lcLeaderElection).noquote()
+                << QStringLiteral("lease candidate %1/%2 was created in the same second as %3 "
+                                  "with the same versions, which the election controller "
+                                  "cannot order; creating it again in %4 ms")
+                       .arg(d->config.namespaceName, d->config.name, twin)
+                       .arg(delay.count());
+            detail::whenFinished(d->config.client->requestAsync("DELETE", d->path()), d->mailbox,
+                [this, delay](const Response &response) {
+                    if (!requestOver())
+                        return;
+                    if (response.code != 404)
+                        if (const ObjectResult deleted = RestClient::decodeObject(response);
+                            !deleted) {
+                            // The retry then renews the object as it is, twin and all.
+                            written(false,
+                                QStringLiteral("delete to create again: ")
+                                    + deleted.error().toString());
+                            return;
+                        }
+                    // A ping meanwhile was for the object deleted; the new one is not pinged.
+                    d->pending = false;
+                    d->timer.start(delay); // ensure() then creates it
+                });
+        });
+}
+
+bool LeaseCandidate::requestOver()
 {
     d->inFlight = false;
     if (d->withdrawing) {
         sendDelete();
-        return;
+        return false;
     }
-    if (!d->running)
+    return d->running;
+}
+
+void LeaseCandidate::written(bool ok, const QString &error)
+{
+    if (!requestOver())
         return;
     if (ok) {
         d->failures = 0;

@@ -8,7 +8,11 @@
 //     the API server's election controller makes the older one the holder, and only it
 //     leads; the other never writes the Lease;
 //   * a candidate older still arrives: the controller marks the term ended (preferredHolder),
-//     the leader renews no more and steps down, and the newcomer leads.
+//     the leader renews no more and steps down, and the newcomer leads;
+//   * two candidates of the same versions created in the same second: one is created again
+//     in a later second (the controller orders equal versions by creationTimestamp, in whole
+//     seconds), so the controller picks the older and keeps it, instead of moving the Lease
+//     back and forth between them.
 #include <qcm/leaderelection/leaderelector.h>
 #include <qcm/leaderelection/leasecandidate.h>
 #include <qcm/leaderelection/leaselock.h>
@@ -90,6 +94,7 @@ private slots:
     void initTestCase();
     void aCandidateRegistersAndAnswersPings();
     void theServerPicksTheOlderEmulationVersionThenHandsOver();
+    void twinsOfOneSecondAreOrdered();
     void cleanupTestCase();
 
 private:
@@ -185,6 +190,50 @@ void tst_Coordinated::theServerPicksTheOlderEmulationVersionThenHandsOver()
     QCOMPARE(newer.terms, 0);
     spec = specOf(RestClient::decodeObject(m_client->request("GET", path)));
     QCOMPARE(spec.value(QLatin1String("holderIdentity")).toString(), QStringLiteral("qcm-oldest"));
+}
+
+void tst_Coordinated::twinsOfOneSecondAreOrdered()
+{
+    const QString lease = QStringLiteral("qcm-twins");
+    Contender a(m_client.get(), QStringLiteral("qcm-twin-a"), lease, QStringLiteral("1.35.0"));
+    Contender b(m_client.get(), QStringLiteral("qcm-twin-b"), lease, QStringLiteral("1.35.0"));
+    // Both created at the start of a second, so that they are created in the same one.
+    while (QDateTime::currentDateTimeUtc().time().msec() > 50)
+        QTest::qWait(10);
+    a.start();
+    b.start();
+
+    const QString candidates = LeaseCandidate::LeaseCandidates.collectionPath(Namespace);
+    const auto created = [&](const QString &name) {
+        const ObjectResult object = RestClient::decodeObject(
+            m_client->request("GET", candidates + QLatin1Char('/') + name));
+        return object ? object->creationTimestamp() : QDateTime();
+    };
+    const QString path = Leases.collectionPath(Namespace) + QLatin1Char('/') + lease;
+    const auto holder = [&] {
+        return specOf(RestClient::decodeObject(m_client->request("GET", path)))
+            .value(QLatin1String("holderIdentity"))
+            .toString();
+    };
+    // Settled: both candidates stand in different seconds, and the older one leads.
+    QString older;
+    QTRY_VERIFY_WITH_TIMEOUT(
+        [&] {
+            const QDateTime ca = created(QStringLiteral("qcm-twin-a"));
+            const QDateTime cb = created(QStringLiteral("qcm-twin-b"));
+            if (!ca.isValid() || !cb.isValid() || ca.toSecsSinceEpoch() == cb.toSecsSinceEpoch())
+                return false;
+            older = ca < cb ? QStringLiteral("qcm-twin-a") : QStringLiteral("qcm-twin-b");
+            Contender &leader = older == QStringLiteral("qcm-twin-a") ? a : b;
+            return holder() == older && leader.elector->isLeader();
+        }(),
+        60000);
+    const int terms = a.terms + b.terms;
+    const int stepDowns = a.stepDowns + b.stepDowns;
+    QTest::qWait(12000); // the controller checks every 5 s; a tie moved the Lease within that
+    QCOMPARE(holder(), older);
+    QCOMPARE(a.terms + b.terms, terms);
+    QCOMPARE(a.stepDowns + b.stepDowns, stepDowns);
 }
 
 QTEST_MAIN(tst_Coordinated)

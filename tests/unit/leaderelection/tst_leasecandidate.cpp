@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // LeaseCandidate without a server: the configuration it refuses, each with the field and the
-// rule, and when a spec read from the server asks for a renewal (pingTime later than
-// renewTime, to the microsecond). Registration and pings on the real apiserver are in
+// rule, when a spec read from the server asks for a renewal (pingTime later than renewTime, to
+// the microsecond), and which candidate the election controller cannot order against another
+// (sameSecondTwin). Registration and pings on the real apiserver are in
 // tests/e2e/leaderelection/tst_coordinated.cpp.
 #include <qcm/leaderelection/leasecandidate.h>
 
@@ -22,6 +23,8 @@ private slots:
     void pingPending();
     void compareVersions_data();
     void compareVersions();
+    void sameSecondTwin_data();
+    void sameSecondTwin();
 };
 
 void tst_LeaseCandidate::refusedConfigurations_data()
@@ -158,6 +161,55 @@ void tst_LeaseCandidate::compareVersions()
     QVERIFY(ab && ba);
     QCOMPARE(*ab, order);
     QCOMPARE(*ba, -order);
+}
+
+namespace {
+
+Object candidate(const QString &name, const QString &created, const QString &lease = "qcm",
+    const QString &emulation = "0.1.0", const QString &binary = "0.1.0")
+{
+    return Object(QJsonObject {
+        {"metadata", QJsonObject {{"name", name}, {"creationTimestamp", created}}},
+        {"spec",
+            QJsonObject {
+                {"leaseName", lease}, {"emulationVersion", emulation}, {"binaryVersion", binary}}},
+    });
+}
+
+} // namespace
+
+void tst_LeaseCandidate::sameSecondTwin_data()
+{
+    QTest::addColumn<Object>("other");
+    QTest::addColumn<bool>("twin");
+    const QString second = QStringLiteral("2026-12-07T19:29:44Z");
+    QTest::newRow("same second, same versions") << candidate("b", second) << true;
+    QTest::newRow("versions equal by precedence")
+        << candidate("b", second, "qcm", "0.1.0+build.7", "0.1.0+x") << true;
+    QTest::newRow("one second later") << candidate("b", "2026-12-07T19:29:45Z") << false;
+    QTest::newRow("another Lease") << candidate("b", second, "other") << false;
+    QTest::newRow("an older emulation version") << candidate("b", second, "qcm", "0.0.9") << false;
+    QTest::newRow("a newer binary version")
+        << candidate("b", second, "qcm", "0.1.0", "0.2.0") << false;
+    QTest::newRow("itself") << candidate("a", second) << false;
+    QTest::newRow("no creationTimestamp") << candidate("b", QString()) << false;
+    QTest::newRow("an unreadable version")
+        << candidate("b", second, "qcm", "v0.1.0", "0.1.0") << false;
+}
+
+// The election controller (Kubernetes 1.33-1.36) orders candidates of equal versions by their
+// creationTimestamp, in whole seconds; a tie goes to whichever its cache lists first.
+void tst_LeaseCandidate::sameSecondTwin()
+{
+    QFETCH(Object, other);
+    QFETCH(bool, twin);
+    const Object mine = candidate("a", "2026-12-07T19:29:44Z");
+    const Object unrelated = candidate("c", "2026-12-07T19:29:40Z");
+    QCOMPARE(
+        LeaseCandidate::sameSecondTwin(mine, {unrelated, other}), twin ? other.name() : QString());
+    if (twin) // either side sees the other
+        QCOMPARE(LeaseCandidate::sameSecondTwin(other, {mine}), mine.name());
+    QCOMPARE(LeaseCandidate::sameSecondTwin(candidate("a", QString()), {other}), QString());
 }
 
 QTEST_MAIN(tst_LeaseCandidate)

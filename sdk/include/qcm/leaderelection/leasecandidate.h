@@ -18,6 +18,14 @@
 // scope withdraws a candidate before it releases a Lease placed elsewhere (docs/scale-out.md);
 // client-go has no such call. start() again only after withdrawn().
 //
+// A candidate it creates in the same second as another candidate for the Lease with the same
+// versions it creates again, 1.1 to 4.1 s later (at random; at most MaxRecreations times in a
+// row), before it emits renewed(). The election controller of Kubernetes 1.33-1.36 orders
+// such candidates by creationTimestamp, which has whole seconds, and breaks the tie by the
+// order its cache lists them in, which changes: it then moves the Lease from one to the other
+// and back, and can leave it expired, marked for the other, with nobody to renew it
+// (docs/scale-out.md, "Candidates of one second"). client-go's candidate does not do this.
+//
 // Pair it with a LeaderElector with `coordinated` set, whose lock is a LeaseLock on `leaseName`
 // and whose identity is this candidate's `name` (leaderelector.h).
 //
@@ -82,6 +90,12 @@ public:
     // election controller orders emulation versions: < 0 when a is older than b, 0 when equal,
     // > 0 when newer; nullopt when either is not a semantic version without a leading v.
     static std::optional<int> compareVersions(const QString &a, const QString &b);
+    // The name of a candidate among `others` (read from the API server, so untrusted) that the
+    // election controller cannot order against `mine`: another name, the same spec.leaseName,
+    // the same emulationVersion and binaryVersion (by compareVersions), and a creationTimestamp
+    // in the same second. Empty when there is none.
+    static QString sameSecondTwin(const client::Object &mine, const QList<client::Object> &others);
+    static constexpr int MaxRecreations = 5;
 
 signals:
     // After each write that succeeded (a create or a renewal).
@@ -93,7 +107,10 @@ signals:
 private:
     explicit LeaseCandidate(Config config, QObject *parent);
     void ensure();
+    // The end of a request: the delete follows when withdrawing; true when it still runs.
+    bool requestOver();
     void written(bool ok, const QString &error);
+    void checkForTwin(const client::Object &created);
     void sendDelete();
 
     struct Private;
