@@ -70,6 +70,7 @@ struct LeaseCandidate::Private
     bool withdrawing = false; // withdraw(): the delete follows the write in flight
     int failures = 0;
     int recreations = 0; // in a row, for a twin of the same second (sameSecondTwin)
+    bool recreating = false; // deleted for a twin; the timer creates it again
     QDateTime renewTime;
     QTimer timer; // the next renewal, or the retry of a failed write
     std::unique_ptr<detail::ObjectWatch> watch; // while running
@@ -242,6 +243,11 @@ void LeaseCandidate::ensure()
         d->pending = true;
         return;
     }
+    // Deleted for a twin: only the timer creates it again, not a ping of the deleted object or
+    // a shorter renewal interval, which could land in the twin's second once more.
+    if (d->recreating && d->timer.isActive())
+        return;
+    d->recreating = false;
     d->inFlight = true;
     d->pending = false;
     detail::whenFinished(d->config.client->requestAsync("GET", d->path()), d->mailbox,
@@ -290,11 +296,12 @@ void LeaseCandidate::ensure()
                                 + result.error().toString());
                         return;
                     }
+                    if (verb == "POST") {
+                        checkForTwin(*result, now);
+                        return;
+                    }
                     d->renewTime = now;
-                    if (verb == "POST")
-                        checkForTwin(*result);
-                    else
-                        written(true, {});
+                    written(true, {});
                 });
         });
 }
@@ -329,10 +336,16 @@ QString LeaseCandidate::sameSecondTwin(const Object &mine, const QList<Object> &
 
 // After a create: lists the namespace's candidates, and creates this one again in a later
 // second when the list holds a twin of the same second (the header says why).
-void LeaseCandidate::checkForTwin(const Object &created)
+void LeaseCandidate::checkForTwin(const Object &created, const QDateTime &renewTime)
 {
     detail::whenFinished(d->config.client->listAsync(LeaseCandidates, d->config.namespaceName),
-        d->mailbox, [this, created](const ListResult &list) {
+        d->mailbox, [this, created, renewTime](const ListResult &list) {
+            d->renewTime = renewTime; // the object stands, at least until a delete below
+            if (!list)
+                qCWarning(lcLeaderElection).noquote()
+                    << QStringLiteral("cannot list lease candidates in %1 to check %2 for a twin "
+                                      "of the same second (%3)")
+                           .arg(d->config.namespaceName, d->config.name, list.error().toString());
             const QString twin = list ? sameSecondTwin(created, list->items) : QString();
             if (!d->running || d->withdrawing || twin.isEmpty()
                 || d->recreations >= MaxRecreations) {
@@ -343,7 +356,7 @@ void LeaseCandidate::checkForTwin(const Object &created)
                                           "election controller may move the Lease between them")
                                .arg(d->config.namespaceName, d->config.name, twin)
                                .arg(d->recreations + 1);
-                if (twin.isEmpty())
+                if (list && twin.isEmpty())
                     d->recreations = 0;
                 written(true, {});
                 return;
@@ -366,12 +379,13 @@ void LeaseCandidate::checkForTwin(const Object &created)
                             !deleted) {
                             // The retry then renews the object as it is, twin and all.
                             written(false,
-                                QStringLiteral("delete to create again: ")
+                                QStringLiteral("delete to create again, so the twin stays: ")
                                     + deleted.error().toString());
                             return;
                         }
                     // A ping meanwhile was for the object deleted; the new one is not pinged.
                     d->pending = false;
+                    d->recreating = true;
                     d->timer.start(delay); // ensure() then creates it
                 });
         });

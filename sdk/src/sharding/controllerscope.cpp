@@ -174,7 +174,9 @@ void ControllerScope::reconsider()
                 entry.candidate = Candidate::Withdrawing;
                 running = true;
                 QPointer<ControllerScope> self(this);
-                d->withdrawCandidate(controller, [self, controller] {
+                // A copy: C++17 lambdas cannot capture a structured binding (GCC allows it,
+                // clang does not).
+                d->withdrawCandidate(controller, [self, controller = QString(controller)] {
                     if (!self)
                         return;
                     self->d->entries[controller].candidate = Candidate::None;

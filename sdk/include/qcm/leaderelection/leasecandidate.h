@@ -11,20 +11,21 @@
 // the server pings it (spec.pingTime later than spec.renewTime), which it learns from a watch
 // of the object (a field selector on its name; a watch that ends is started again after a
 // second). A write that fails is retried after 5 ms, doubled each time up to 1000 s (client-go's
-// default controller rate limiter). stop() stops renewing and leaves the object: the server
-// collects candidates not renewed for 30 min, as it does client-go's. withdraw() stops renewing
+// default controller rate limiter). stop() stops renewing and leaves the object (none, while
+// it is deleted to be created again, below): the server collects candidates not renewed for
+// 30 min, as it does client-go's. withdraw() stops renewing
 // and deletes the object (after a write in flight, so that it cannot land after the delete),
 // then emits withdrawn(): the server no longer elects this candidate. The host's controller
 // scope withdraws a candidate before it releases a Lease placed elsewhere (docs/scale-out.md);
 // client-go has no such call. start() again only after withdrawn().
 //
 // A candidate it creates in the same second as another candidate for the Lease with the same
-// versions it creates again, 1.1 to 4.1 s later (at random; at most MaxRecreations times in a
-// row), before it emits renewed(). The election controller of Kubernetes 1.33-1.36 orders
-// such candidates by creationTimestamp, which has whole seconds, and breaks the tie by the
-// order its cache lists them in, which changes: it then moves the Lease from one to the other
-// and back, and can leave it expired, marked for the other, with nobody to renew it
-// (docs/scale-out.md, "Candidates of one second"). client-go's candidate does not do this.
+// versions it deletes and creates again, 1.1 to 4.1 s after the delete (at random; at most
+// MaxRecreations times in a row), before it emits renewed(). The election controller of
+// Kubernetes 1.33-1.36 orders such candidates by creationTimestamp, which has whole seconds, and
+// breaks the tie by the order its cache lists them in, which changes: it then moves the Lease from
+// one to the other and back, and can leave it expired, marked for the other, with nobody to renew
+// it (docs/scale-out.md, "Candidates of one second"). client-go's candidate does not do this.
 //
 // Pair it with a LeaderElector with `coordinated` set, whose lock is a LeaseLock on `leaseName`
 // and whose identity is this candidate's `name` (leaderelector.h).
@@ -110,7 +111,7 @@ private:
     // The end of a request: the delete follows when withdrawing; true when it still runs.
     bool requestOver();
     void written(bool ok, const QString &error);
-    void checkForTwin(const client::Object &created);
+    void checkForTwin(const client::Object &created, const QDateTime &renewTime);
     void sendDelete();
 
     struct Private;
