@@ -197,8 +197,8 @@ void tst_LeaseCandidate::sameSecondTwin_data()
         << candidate("b", second, "qcm", "v0.1.0", "0.1.0") << false;
 }
 
-// The election controller (Kubernetes 1.33-1.36) orders candidates of equal versions by their
-// creationTimestamp, in whole seconds; a tie goes to whichever its cache lists first.
+// The election controller (Kubernetes, read at v1.36.3) orders candidates of equal versions by
+// their creationTimestamp, in whole seconds; a tie goes to whichever its cache lists first.
 void tst_LeaseCandidate::sameSecondTwin()
 {
     QFETCH(Object, other);

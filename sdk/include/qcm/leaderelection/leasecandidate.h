@@ -22,10 +22,11 @@
 // A candidate it creates in the same second as another candidate for the Lease with the same
 // versions it deletes and creates again, 1.1 to 4.1 s after the delete (at random; at most
 // MaxRecreations times in a row), before it emits renewed(). The election controller of
-// Kubernetes 1.33-1.36 orders such candidates by creationTimestamp, which has whole seconds, and
-// breaks the tie by the order its cache lists them in, which changes: it then moves the Lease from
-// one to the other and back, and can leave it expired, marked for the other, with nobody to renew
-// it (docs/scale-out.md, "Candidates of one second"). client-go's candidate does not do this.
+// Kubernetes (read at v1.36.3) orders such candidates by creationTimestamp, which has whole
+// seconds, and breaks the tie by the order its cache lists them in, which changes: it then moves
+// the Lease from one to the other and back, and can leave it expired, marked for the other, with
+// nobody to renew it (docs/scale-out.md, "Candidates of one second"). client-go's candidate does
+// not do this.
 //
 // Pair it with a LeaderElector with `coordinated` set, whose lock is a LeaseLock on `leaseName`
 // and whose identity is this candidate's `name` (leaderelector.h).
