@@ -347,16 +347,19 @@ void LeaseCandidate::checkForTwin(const Object &created, const QDateTime &renewT
                                       "of the same second (%3)")
                            .arg(d->config.namespaceName, d->config.name, list.error().toString());
             const QString twin = list ? sameSecondTwin(created, list->items) : QString();
-            if (!d->running || d->withdrawing || twin.isEmpty()
-                || d->recreations >= MaxRecreations) {
-                if (!twin.isEmpty() && d->running && !d->withdrawing)
+            if (!d->running || d->withdrawing) {
+                written(true, {}); // which deletes it when withdrawing
+                return;
+            }
+            if (twin.isEmpty() || d->recreations >= MaxRecreations) {
+                if (!twin.isEmpty())
                     qCWarning(lcLeaderElection).noquote()
                         << QStringLiteral("lease candidate %1/%2 was created in the same second "
                                           "as %3 with the same versions %4 times in a row; the "
                                           "election controller may move the Lease between them")
                                .arg(d->config.namespaceName, d->config.name, twin)
                                .arg(d->recreations + 1);
-                if (list && twin.isEmpty())
+                else if (list)
                     d->recreations = 0;
                 written(true, {});
                 return;
