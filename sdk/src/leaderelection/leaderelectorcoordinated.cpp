@@ -33,6 +33,10 @@ void LeaderElector::tryCoordinatedRenew(quint64 attempt, std::function<void(bool
             observe(old);
             if (!isLeaseValid(now)) {
                 qCInfo(lcLeaderElection).noquote() << "Lease" << d->desc() << "has expired";
+                if (observedHolderIsMe() && d->state != Private::State::Leading) {
+                    handBackLapsedLease(attempt, old->record, done);
+                    return;
+                }
                 done(false);
                 return;
             }
@@ -59,6 +63,35 @@ void LeaderElector::tryCoordinatedRenew(quint64 attempt, std::function<void(bool
             if (d->slowpath && d->state == Private::State::Leading)
                 d->slowpath->increment();
             writeRecord(attempt, record, done);
+        });
+}
+
+// Beyond client-go: the election controller leaves a lapsed Lease as it is when the holder it
+// names is the one it would elect again (it resets only a lapsed Lease of another holder), and
+// client-go's coordinated elector never renews a lapsed Lease; so a Lease that lapsed naming
+// this candidate (its term marked ended, or its leader gone past the deadline) would stay
+// without a leader. Releasing it, as a leader's release does, lets the controller write the
+// holder again. Only a candidate that is not leading does it, after the lease ran out as
+// observed, when any plain elector could take the Lease anyway. The update carries the
+// resourceVersion just read, so a controller's write in between wins.
+void LeaderElector::handBackLapsedLease(
+    quint64 attempt, const LeaderElectionRecord &current, std::function<void(bool)> done)
+{
+    const LeaderElectionRecord record = releasedRecord(current);
+    detail::whenFinished(d->config.lock->update(record), d->mailbox,
+        [this, attempt, record, done](const WriteResult &error) {
+            if (attempt != d->attempt)
+                return;
+            if (error) {
+                qCInfo(lcLeaderElection).noquote()
+                    << "cannot hand back lapsed lease" << d->desc() << error->toString();
+            } else {
+                setObservedRecord(record);
+                qCInfo(lcLeaderElection).noquote()
+                    << "handed back lapsed lease" << d->desc()
+                    << "so that the election controller writes the holder again";
+            }
+            done(false);
         });
 }
 

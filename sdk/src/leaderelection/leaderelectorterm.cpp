@@ -96,6 +96,17 @@ void LeaderElector::finishRelease(bool released)
         done(released);
 }
 
+// client-go's release record: no holder, a lease of 1 s, the transitions kept.
+LeaderElectionRecord LeaderElector::releasedRecord(const LeaderElectionRecord &current)
+{
+    LeaderElectionRecord record;
+    record.leaseDurationSeconds = 1;
+    record.renewTime = record.acquireTime = QDateTime::currentDateTimeUtc();
+    record.leaderTransitions = current.leaderTransitions;
+    keepCoordination(record, current);
+    return record;
+}
+
 void LeaderElector::releaseStep(quint64 attempt)
 {
     // Read first, for the current resourceVersion (client-go's release does too), and to
@@ -115,11 +126,7 @@ void LeaderElector::releaseStep(quint64 attempt)
                 finishRelease(true);
                 return;
             }
-            LeaderElectionRecord record;
-            record.leaseDurationSeconds = 1;
-            record.renewTime = record.acquireTime = QDateTime::currentDateTimeUtc();
-            record.leaderTransitions = current->record.leaderTransitions;
-            keepCoordination(record, current->record);
+            const LeaderElectionRecord record = releasedRecord(current->record);
             detail::whenFinished(d->config.lock->update(record), d->mailbox,
                 [this, attempt, record](const WriteResult &error) {
                     if (attempt != d->attempt)

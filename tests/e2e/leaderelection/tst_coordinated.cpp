@@ -9,6 +9,10 @@
 //     leads; the other never writes the Lease;
 //   * a candidate older still arrives: the controller marks the term ended (preferredHolder),
 //     the leader renews no more and steps down, and the newcomer leads;
+//   * a term marked ended whose holder the controller would elect again (a preferredHolder
+//     that is no candidate): the leader steps down, and the controller leaves the lapsed
+//     Lease as it is; the candidate releases it, the controller names it again, and it leads
+//     a second term;
 //   * two candidates of the same versions created in the same second: one is created again
 //     in a later second (the controller orders equal versions by creationTimestamp, in whole
 //     seconds), so the controller picks the older and keeps it, instead of moving the Lease
@@ -95,6 +99,7 @@ private slots:
     void initTestCase();
     void aCandidateRegistersAndAnswersPings();
     void theServerPicksTheOlderEmulationVersionThenHandsOver();
+    void aLapsedTermOfItsOwnIsHandedBack();
     void twinsOfOneSecondAreOrdered();
     void cleanupTestCase();
 
@@ -193,6 +198,26 @@ void tst_Coordinated::theServerPicksTheOlderEmulationVersionThenHandsOver()
     QCOMPARE(spec.value(QLatin1String("holderIdentity")).toString(), QStringLiteral("qcm-oldest"));
 }
 
+void tst_Coordinated::aLapsedTermOfItsOwnIsHandedBack()
+{
+    const QString lease = QStringLiteral("qcm-lapsed");
+    Contender only(m_client.get(), QStringLiteral("qcm-only"), lease, QStringLiteral("1.35.0"));
+    only.start();
+    QTRY_COMPARE_WITH_TIMEOUT(only.terms, 1, 60000);
+    const QString path = Leases.collectionPath(Namespace) + QLatin1Char('/') + lease;
+    // The end of the term, for a preferred holder that never comes: the controller still
+    // elects qcm-only, so it leaves the lapsed Lease to it.
+    const Response patched = m_client->request("PATCH", path, {},
+        R"({"spec":{"preferredHolder":"qcm-ghost"}})", "application/merge-patch+json");
+    QVERIFY2(patched.isSuccess(), patched.body.constData());
+    QTRY_COMPARE_WITH_TIMEOUT(only.stepDowns, 1, 15000);
+    QTRY_COMPARE_WITH_TIMEOUT(only.terms, 2, 60000);
+    QVERIFY(only.elector->isLeader());
+    const QJsonObject spec = specOf(RestClient::decodeObject(m_client->request("GET", path)));
+    QCOMPARE(spec.value(QLatin1String("holderIdentity")).toString(), QStringLiteral("qcm-only"));
+    QVERIFY(!spec.contains(QLatin1String("preferredHolder")));
+}
+
 void tst_Coordinated::twinsOfOneSecondAreOrdered()
 {
     const QString lease = QStringLiteral("qcm-twins");
@@ -228,17 +253,26 @@ void tst_Coordinated::twinsOfOneSecondAreOrdered()
     };
     // Settled: both candidates stand in different seconds, and the older one leads.
     QString older;
-    QTRY_VERIFY_WITH_TIMEOUT(
+    QString seen; // what the last look saw, for the failure's message
+    QTRY_VERIFY2_WITH_TIMEOUT(
         [&] {
             const QDateTime ca = created(QStringLiteral("qcm-twin-a"));
             const QDateTime cb = created(QStringLiteral("qcm-twin-b"));
+            const QJsonObject spec
+                = specOf(RestClient::decodeObject(m_client->request("GET", path)));
+            seen = QStringLiteral("created a %1, b %2; Lease %3; leading a %4, b %5")
+                       .arg(ca.toString(Qt::ISODateWithMs), cb.toString(Qt::ISODateWithMs),
+                           QString::fromUtf8(QJsonDocument(spec).toJson(QJsonDocument::Compact)))
+                       .arg(a.elector->isLeader())
+                       .arg(b.elector->isLeader());
             if (!ca.isValid() || !cb.isValid() || ca.toSecsSinceEpoch() == cb.toSecsSinceEpoch())
                 return false;
             older = ca < cb ? QStringLiteral("qcm-twin-a") : QStringLiteral("qcm-twin-b");
             Contender &leader = older == QStringLiteral("qcm-twin-a") ? a : b;
-            return holder() == older && leader.elector->isLeader();
+            return spec.value(QLatin1String("holderIdentity")).toString() == older
+                && leader.elector->isLeader();
         }(),
-        60000);
+        qPrintable(seen), 60000);
     const qint64 firstA = firstCreated.value(QStringLiteral("qcm-twin-a"), -1);
     QVERIFY(firstA > 0);
     if (firstCreated.value(QStringLiteral("qcm-twin-b"), -1) != firstA) // a slow API server

@@ -116,6 +116,13 @@ struct LeaderElectorHarness
         d().observedTime = observedTime;
     }
 
+    // The Leading state without a term (or back to Idle), for one step's test.
+    void setLeading(bool leading)
+    {
+        d().setState(
+            leading ? LeaderElector::Private::State::Leading : LeaderElector::Private::State::Idle);
+    }
+
     LeaderElectionRecord observed()
     {
         std::lock_guard guard(d().mutex);

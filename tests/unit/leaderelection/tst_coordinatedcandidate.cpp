@@ -33,7 +33,9 @@ private slots:
     void renewAlreadyAcquiredObject();
     void neverClaimsAFreeExpiredOrMissingLease();
     void anEndedTermIsNotRenewed();
+    void aLapsedTermOfItsOwnIsHandedBack();
     void followsTheHolderTheControllerWrites();
+    void leadsAgainAfterHandingBackItsEndedTerm();
 };
 
 // client-go's "don't acquire from led, acked object".
@@ -89,14 +91,67 @@ void tst_CoordinatedElection::neverClaimsAFreeExpiredOrMissingLease()
         QCOMPARE(h.lock->ops, QStringList {QStringLiteral("get")});
         QCOMPARE(h.lock->stored->holderIdentity, QStringLiteral("bing"));
     }
+}
+
+// Beyond client-go: its own term, once expired as observed, is not renewed but released, so
+// that the election controller writes the holder again (it leaves a lapsed Lease alone when it
+// would elect the same holder). Not by a leader, and a write in between wins.
+void tst_CoordinatedElection::aLapsedTermOfItsOwnIsHandedBack()
+{
     {
-        // Even its own term, once expired as observed, is left to the controller.
+        Harness h([](LeaderElectionConfig &c) { c.coordinated = true; });
+        LeaderElectionRecord mine = coordinated(QStringLiteral("baz"));
+        mine.preferredHolder = QStringLiteral("bing");
+        h.lock->stored = mine;
+        h.seedObserved(mine, h.clock.now() - 20s);
+        QVERIFY(!h.tryCoordinatedRenew());
+        QCOMPARE(h.lock->ops, (QStringList {QStringLiteral("get"), QStringLiteral("update")}));
+        QCOMPARE(h.lock->stored->holderIdentity, QString());
+        QCOMPARE(h.lock->stored->leaseDurationSeconds, 1);
+        QCOMPARE(h.lock->stored->leaderTransitions, 3);
+        QCOMPARE(h.lock->stored->strategy, mine.strategy);
+        QCOMPARE(h.lock->stored->preferredHolder, QStringLiteral("bing"));
+        QCOMPARE(h.observed().holderIdentity, QString());
+        // Released: the next try finds no holder and writes nothing.
+        QVERIFY(!h.tryCoordinatedRenew());
+        QCOMPARE(h.lock->ops.count(QStringLiteral("update")), 1);
+    }
+    {
+        // Not yet expired as observed (15 s from the observation): left alone.
+        Harness h([](LeaderElectionConfig &c) { c.coordinated = true; });
+        LeaderElectionRecord mine = coordinated(QStringLiteral("baz"));
+        mine.preferredHolder = QStringLiteral("bing");
+        h.lock->stored = mine;
+        h.seedObserved(mine, h.clock.now() - 14s);
+        QVERIFY(!h.tryCoordinatedRenew());
+        QCOMPARE(h.lock->ops, QStringList {QStringLiteral("get")});
+    }
+    {
+        // A leader does not release a term in its hands; its deadline ends it first.
         Harness h([](LeaderElectionConfig &c) { c.coordinated = true; });
         const LeaderElectionRecord mine = coordinated(QStringLiteral("baz"));
         h.lock->stored = mine;
         h.seedObserved(mine, h.clock.now() - 20s);
+        h.setLeading(true);
         QVERIFY(!h.tryCoordinatedRenew());
         QCOMPARE(h.lock->ops, QStringList {QStringLiteral("get")});
+        h.setLeading(false);
+    }
+    {
+        // The controller wrote between the read and the release: the release conflicts.
+        Harness h([](LeaderElectionConfig &c) { c.coordinated = true; });
+        const LeaderElectionRecord mine = coordinated(QStringLiteral("baz"));
+        h.lock->stored = mine;
+        h.seedObserved(mine, h.clock.now() - 20s);
+        LeaderElectionRecord again = mine;
+        again.renewTime = mine.renewTime.addSecs(30);
+        h.lock->onUpdate
+            = [&h, again](int, const LeaderElectionRecord &) -> std::optional<WriteResult> {
+            h.lock->writeByOther(again);
+            return std::nullopt; // the store's answer: a conflict
+        };
+        QVERIFY(!h.tryCoordinatedRenew());
+        QCOMPARE(*h.lock->stored, again);
     }
 }
 
@@ -146,6 +201,49 @@ void tst_CoordinatedElection::followsTheHolderTheControllerWrites()
     QVERIFY(h.signalsSeen.contains(QStringLiteral("stopped")));
     QCOMPARE(int(h.lock->ops.count(QStringLiteral("update"))), updates);
     QCOMPARE(h.lock->stored->preferredHolder, QStringLiteral("bing"));
+    h.elector->stop();
+    settle();
+}
+
+// Through run(), the stall the hand-back ends: the term is marked ended, the leader steps
+// down, and the controller would elect it again, so it leaves the lapsed Lease as it is. The
+// candidate releases it once it lapsed as observed; the controller names it again (without
+// preferredHolder), and it leads a second term.
+void tst_CoordinatedElection::leadsAgainAfterHandingBackItsEndedTerm()
+{
+    Harness h([](LeaderElectionConfig &c) {
+        c.coordinated = true;
+        c.mode = LeaderElectionConfig::Mode::Rejoin;
+    });
+    LeaderElectionRecord given = coordinated(QStringLiteral("baz"));
+    given.renewTime = QDateTime::currentDateTimeUtc();
+    h.lock->stored = given;
+    h.elector->run();
+    settle();
+    QVERIFY(h.elector->isLeader());
+
+    LeaderElectionRecord ended = *h.lock->stored;
+    ended.preferredHolder = QStringLiteral("ghost");
+    h.lock->writeByOther(ended);
+    for (int i = 0; i < 4 && h.elector->isLeader(); ++i)
+        h.advance(1s);
+    QVERIFY(!h.elector->isLeader());
+    QCOMPARE(h.lock->stored->holderIdentity, QStringLiteral("baz")); // lapsing, not released
+    for (int i = 0; i < 10; ++i)
+        h.advance(1s);
+    QCOMPARE(h.lock->stored->holderIdentity, QStringLiteral("baz")); // 15 s not yet over
+    for (int i = 0; i < 10 && !h.lock->stored->holderIdentity.isEmpty(); ++i)
+        h.advance(1s);
+    QCOMPARE(h.lock->stored->holderIdentity, QString());
+    QCOMPARE(h.signalsSeen.count(QStringLiteral("started")), 1);
+
+    LeaderElectionRecord again = given; // the controller: holder written, preferredHolder gone
+    again.renewTime = QDateTime::currentDateTimeUtc();
+    h.lock->writeByOther(again);
+    for (int i = 0; i < 3 && !h.elector->isLeader(); ++i)
+        h.advance(1s);
+    QVERIFY(h.elector->isLeader());
+    QCOMPARE(h.signalsSeen.count(QStringLiteral("started")), 2);
     h.elector->stop();
     settle();
 }

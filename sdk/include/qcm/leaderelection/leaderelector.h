@@ -42,7 +42,10 @@
 //   * a leader that reads the record and finds someone else holding it steps down at once
 //     (client-go keeps polling until renewDeadline);
 //   * with watchLock, candidates also try when the lock object changes and when the lease
-//     they observe expires; the acquire and renew rules are unchanged.
+//     they observe expires; the acquire and renew rules are unchanged;
+//   * coordinated: a candidate that is not leading releases a Lease that names it and has
+//     expired as observed, so that the election controller writes the holder again (it leaves
+//     a lapsed Lease alone when it would elect the same holder).
 //
 // stop() cancels: the term's token is cancelled, stoppedLeading() is emitted, then, with
 // releaseOnCancel, the lock is released (holder "", leaseDurationSeconds 1, retried on
@@ -137,6 +140,8 @@ private:
     void slowPath(quint64 attempt, TimePoint now, LeaderElectionRecord record,
         std::function<void(bool)> done);
     void tryCoordinatedRenew(quint64 attempt, std::function<void(bool)> done);
+    void handBackLapsedLease(
+        quint64 attempt, const LeaderElectionRecord &current, std::function<void(bool)> done);
     void observe(const GetResult &read);
     void writeRecord(
         quint64 attempt, const LeaderElectionRecord &record, std::function<void(bool)> done);
@@ -153,6 +158,7 @@ private:
     void finishRun();
     void release(std::function<void(bool)> done);
     void releaseStep(quint64 attempt);
+    static LeaderElectionRecord releasedRecord(const LeaderElectionRecord &current);
     void finishRelease(bool released);
     bool maybeReportTransition();
     bool emitChecked(const std::function<void()> &emitSignal);
