@@ -77,22 +77,13 @@ void LeaderElector::tryCoordinatedRenew(quint64 attempt, std::function<void(bool
 void LeaderElector::handBackLapsedLease(
     quint64 attempt, const LeaderElectionRecord &current, std::function<void(bool)> done)
 {
-    const LeaderElectionRecord record = releasedRecord(current);
-    detail::whenFinished(d->config.lock->update(record), d->mailbox,
-        [this, attempt, record, done](const WriteResult &error) {
-            if (attempt != d->attempt)
-                return;
-            if (error) {
-                qCInfo(lcLeaderElection).noquote()
-                    << "cannot hand back lapsed lease" << d->desc() << error->toString();
-            } else {
-                setObservedRecord(record);
-                qCInfo(lcLeaderElection).noquote()
-                    << "handed back lapsed lease" << d->desc()
-                    << "so that the election controller writes the holder again";
-            }
-            done(false);
-        });
+    writeRecord(attempt, releasedRecord(current), [this, done](bool released) {
+        if (released)
+            qCInfo(lcLeaderElection).noquote()
+                << "handed back lapsed lease" << d->desc()
+                << "so that the election controller writes the holder again";
+        done(false); // a candidate still: the controller writes the holder
+    });
 }
 
 } // namespace qcm::leaderelection
